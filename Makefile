@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# strata: early-boot root filesystem assembler. See README.md.
+#
+#   make <board>_defconfig   configure (configs/)
+#   make [menuconfig|olddefconfig|savedefconfig]
+#   make                     build $(O)/images/
+#   make run                 build the default board and boot it
+#   make check               every test; last line "N passed, N failed"
+#   make bench               boot-time, CPU, size figures
+#   make deps                install build and test dependencies (Debian)
+#
+# Variables: O=DIR (default output), V=1, CROSS_COMPILE=prefix-, DL_DIR=DIR
+
+TOPDIR := $(CURDIR)
+O ?= output
+override O := $(abspath $(O))
+BUILD := $(O)/build
+IMAGES := $(O)/images
+CONFIG := $(O)/.config
+DL_DIR ?= $(TOPDIR)/dl
+DEFAULT_DEFCONFIG := qemu_x86_64_nor_defconfig
+export KCONFIG_CONFIG := $(CONFIG)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+MAKEFLAGS += --no-print-directory
+endif
+
+VERSION := $(shell cd $(TOPDIR) && git describe --always --dirty 2>/dev/null || echo unknown)
+SOURCE_DATE_EPOCH ?= $(shell cd $(TOPDIR) && git log -1 --format=%ct 2>/dev/null || echo 0)
+export SOURCE_DATE_EPOCH
+
+unquote = $(patsubst "%",%,$(1))
+-include $(CONFIG)
+BOARD := $(call unquote,$(CONFIG_STRATA_BOARD))
+BOARD_DIR := $(TOPDIR)/board/$(BOARD)
+ifneq ($(BOARD),)
+include $(BOARD_DIR)/board.mk
+endif
+
+# The init is a static binary: musl-gcc natively, $(CROSS_COMPILE)gcc otherwise.
+ifeq ($(CROSS_COMPILE),)
+TARGET_CC := musl-gcc
+else
+TARGET_CC := $(CROSS_COMPILE)gcc
+endif
+TARGET_STRIP := $(CROSS_COMPILE)strip
+HOSTCC ?= gcc
+
+WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wmissing-prototypes \
+	-Wstrict-prototypes -Wpointer-arith -Wvla -Wno-format-nonliteral -Wno-format-truncation
+TARGET_CFLAGS := -std=gnu11 -Os $(WARNINGS) -static -fno-asynchronous-unwind-tables \
+	-ffunction-sections -fdata-sections -Wl,--gc-sections -Wl,--build-id=none \
+	-DSTRATA_VERSION='"$(VERSION)"' -include $(BUILD)/strata_config.h
+INIT_SRCS := $(sort $(wildcard $(TOPDIR)/init/*.c))
+INIT_HDRS := $(wildcard $(TOPDIR)/init/*.h)
+
+KERNEL_DIR := $(DL_DIR)/$(subst :,-,$(BOARD_KERNEL_PKG))
+KERNEL_STAMP := $(KERNEL_DIR)/.complete
+
+.PHONY: all run check bench deps unit clean distclean flash-erase menuconfig \
+	olddefconfig savedefconfig help FORCE
+.DEFAULT_GOAL := all
+
+help:
+	$(Q)sed -n '2,13s/^# \{0,1\}//p' $(TOPDIR)/Makefile
+
+deps:
+	$(Q)$(TOPDIR)/tools/deps.sh
+
+%_defconfig: deps FORCE
+	$(Q)test -f $(TOPDIR)/configs/$@ || { echo "no configs/$@; boards: $$(ls $(TOPDIR)/configs)"; exit 2; }
+	$(Q)mkdir -p $(O)
+	$(Q)kconfig-conf --defconfig=$(TOPDIR)/configs/$@ $(TOPDIR)/Kconfig >/dev/null
+	@echo "configured $(O) from configs/$@"
+
+menuconfig: deps
+	$(Q)mkdir -p $(O)
+	$(Q)kconfig-mconf $(TOPDIR)/Kconfig
+
+olddefconfig: deps
+	$(Q)mkdir -p $(O)
+	$(Q)kconfig-conf --olddefconfig $(TOPDIR)/Kconfig >/dev/null
+
+DEFCONFIG ?= $(TOPDIR)/configs/$(BOARD)_defconfig
+savedefconfig: deps
+	$(Q)kconfig-conf --savedefconfig=$(DEFCONFIG) $(TOPDIR)/Kconfig
+	@echo "wrote $(DEFCONFIG)"
+
+ifeq ($(wildcard $(CONFIG)),)
+# No configuration yet: use the default board, then build.
+all run: deps
+	@echo "no configuration in $(O); using $(DEFAULT_DEFCONFIG)"
+	$(Q)$(MAKE) -f $(TOPDIR)/Makefile O=$(O) $(DEFAULT_DEFCONFIG)
+	$(Q)$(MAKE) -f $(TOPDIR)/Makefile O=$(O) $@
+else
+
+all: deps $(BUILD)/strata $(BUILD)/mkcpio $(KERNEL_STAMP)
+	$(Q)TOPDIR=$(TOPDIR) BUILD=$(BUILD) IMAGES=$(IMAGES) BOARD_DIR=$(BOARD_DIR) \
+		KERNEL_DIR=$(KERNEL_DIR) STRATA_BIN=$(BUILD)/strata MKCPIO=$(BUILD)/mkcpio \
+		BUSYBOX=$(BOARD_BUSYBOX) OVERLAYS="$(call unquote,$(CONFIG_STRATA_ROOTFS_OVERLAYS))" \
+		EMERGENCY_SHELL=$(CONFIG_STRATA_EMERGENCY_SHELL) \
+		INITRAMFS_COMP=$(if $(CONFIG_STRATA_INITRAMFS_GZIP),gzip,xz) \
+		$(TOPDIR)/tools/mkimages.sh
+
+run: all
+	$(IMAGES)/start-qemu.sh
+
+endif
+
+$(BUILD)/strata_config.h: $(CONFIG) $(TOPDIR)/Kconfig $(TOPDIR)/tools/kconfig-header.sh
+	$(Q)mkdir -p $(BUILD)
+	$(Q)$(TOPDIR)/tools/kconfig-header.sh $(TOPDIR)/Kconfig $(CONFIG) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/strata: $(INIT_SRCS) $(INIT_HDRS) $(BUILD)/strata_config.h
+	@echo "  CC      strata ($(TARGET_CC))"
+	$(Q)$(TARGET_CC) $(TARGET_CFLAGS) -o $@.unstripped $(INIT_SRCS)
+	$(Q)$(TARGET_STRIP) -s -R .comment -o $@ $@.unstripped
+	$(Q)if readelf -l $@ | grep -q INTERP; then echo "strata: not static (PT_INTERP present)" >&2; exit 1; fi
+	@echo "  STRIP   strata: $$(stat -c %s $@) bytes"
+
+$(BUILD)/mkcpio: $(TOPDIR)/tools/mkcpio.c
+	$(Q)mkdir -p $(BUILD)
+	$(Q)$(HOSTCC) -O2 $(WARNINGS) -o $@ $<
+
+$(KERNEL_STAMP):
+	$(Q)$(TOPDIR)/tools/fetch-kernel.sh $(BOARD_KERNEL_PKG) $(KERNEL_DIR)
+
+flash-erase:
+	$(Q)rm -f $(IMAGES)/flash-data.bin
+	$(Q)$(MAKE) -f $(TOPDIR)/Makefile O=$(O) all
+
+check: deps
+	$(Q)$(TOPDIR)/tests/run.sh
+
+unit: deps
+	$(Q)$(TOPDIR)/tests/run.sh --unit-only
+
+bench: deps
+	$(Q)$(TOPDIR)/tests/bench.sh
+
+clean:
+	rm -rf $(BUILD) $(IMAGES)
+
+distclean:
+	rm -rf $(O) $(DL_DIR)
+
+FORCE:

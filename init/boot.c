@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* PID 1 boot sequence: API filesystems, modules, flash, layers, overlay, switch_root. */
+#include "log.h"
+#include "modules.h"
+#include "mtd.h"
+#include "ovl.h"
+#include "strata.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct api_mount {
+	const char *source, *target, *fstype;
+	unsigned long flags;
+	const char *data;
+};
+
+/* what PID 1 mounts before anything else; /run holds the boot record */
+static const struct api_mount api_mounts[] = {
+	{ "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
+	{ "sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
+	{ "devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755" },
+	{ "tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=10%" },
+};
+
+void phase_begin(struct strata_ctx *ctx, const char *name)
+{
+	bootrec_phase_begin(&ctx->rec, name, now_boottime_ns());
+	log_debug("phase %s", name);
+}
+
+void phase_end(struct strata_ctx *ctx)
+{
+	bootrec_phase_end(&ctx->rec, now_boottime_ns());
+}
+
+void boot_record_write(struct strata_ctx *ctx)
+{
+	static char json[8192];
+	int n = bootrec_format_json(&ctx->rec, json, sizeof(json));
+	if (n < 0) {
+		log_error_errno(n, "boot record does not fit in %zu bytes", sizeof(json));
+		return;
+	}
+	int r = write_file_atomic(STRATA_BOOT_RECORD, json, (size_t)n, false);
+	if (r < 0)
+		log_error_errno(r, "cannot write %s: %m", STRATA_BOOT_RECORD);
+}
+
+static void mount_api_filesystems(struct strata_ctx *ctx)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(api_mounts); i++) {
+		const struct api_mount *m = &api_mounts[i];
+		mkdir(m->target, 0755);
+		if (mount(m->source, m->target, m->fstype, m->flags, m->data) < 0 && errno != EBUSY)
+			fatal(ctx, "cannot mount %s on %s: %m", m->fstype, m->target);
+	}
+	log_open(); /* devtmpfs now provides the real /dev/kmsg and /dev/console */
+	if (mkdir_p(STRATA_RUN_DIR, 0755) < 0)
+		log_error("cannot create %s: %m", STRATA_RUN_DIR);
+}
+
+static void report_rejected_key(void *arg, const char *key, const char *why)
+{
+	struct strata_ctx *ctx = arg;
+	ctx->rec.cmdline_rejected++;
+	log_warn("ignoring kernel command line key '%s': %s", key, why);
+}
+
+static void parse_cmdline(struct strata_ctx *ctx)
+{
+	ssize_t n = read_file("/proc/cmdline", ctx->cmdline, sizeof(ctx->cmdline));
+	if (n < 0) {
+		log_error_errno((int)n, "cannot read /proc/cmdline: %m; using built-in defaults");
+		ctx->cmdline[0] = '\0';
+	}
+	opts_parse_cmdline(&ctx->opts, ctx->cmdline, report_rejected_key, ctx);
+	log_set_debug(ctx->opts.debug);
+}
+
+static void load_modules(struct strata_ctx *ctx)
+{
+	static char list[8192];
+	char name[64], params[512];
+	ssize_t n = read_file(STRATA_MODULE_LIST, list, sizeof(list));
+	if (n == -ENOENT)
+		return;
+	if (n < 0)
+		fatal(ctx, "cannot read %s: %s", STRATA_MODULE_LIST, strerror((int)-n));
+
+	const char *cursor = list;
+	unsigned line = 0;
+	int r;
+	while ((r = modlist_next(&cursor, name, sizeof(name), params, sizeof(params))) != 0) {
+		line++;
+		if (r < 0) {
+			log_error_errno(r, "%s: bad entry %u: %m", STRATA_MODULE_LIST, line);
+			continue;
+		}
+		r = cmdline_module_params(ctx->cmdline, name, params, sizeof(params));
+		if (r < 0)
+			log_warn("parameters for module %s from the command line are too long; "
+				 "using the board's only",
+				 name);
+		uint64_t t0 = now_boottime_ns();
+		r = module_load(STRATA_MODULE_DIR, name, params);
+		if (r < 0)
+			log_error_errno(r, "cannot load module %s%s%s: %m", name, params[0] ? " " : "",
+					params);
+		else
+			log_debug("loaded %s %s in %llu us", name, params,
+				  (unsigned long long)((now_boottime_ns() - t0) / 1000u));
+	}
+}
+
+/* Waits up to rootwait_ms for the named MTD partitions to appear in /proc/mtd. */
+static int find_partitions(struct strata_ctx *ctx, struct mtd_part *root, struct mtd_part *data,
+			   int *data_err)
+{
+	static char text[4096];
+	uint64_t deadline = now_boottime_ns() + (uint64_t)ctx->opts.rootwait_ms * 1000000u;
+	int r;
+
+	for (;;) {
+		ssize_t n = read_file("/proc/mtd", text, sizeof(text));
+		if (n < 0)
+			text[0] = '\0';
+		r = mtd_find(text, ctx->opts.root_part, root);
+		*data_err = mtd_find(text, ctx->opts.data_part, data);
+		if ((r == 0 && *data_err == 0) || r == -EINVAL || now_boottime_ns() >= deadline)
+			break;
+		struct timespec ts = { 0, 10 * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	if (r < 0) {
+		char names[512];
+		mtd_list_names(text, names, sizeof(names));
+		if (r == -EINVAL)
+			fatal(ctx, "/proc/mtd is malformed; cannot look up partition '%s'",
+			      ctx->opts.root_part);
+		fatal(ctx,
+		      "root partition '%s' not found after %u ms; MTD partitions found: %s "
+		      "(strata.root= selects another)",
+		      ctx->opts.root_part, ctx->opts.rootwait_ms, names);
+	}
+	if (*data_err < 0) {
+		char names[512];
+		mtd_list_names(text, names, sizeof(names));
+		log_error("data partition '%s' not found; MTD partitions found: %s "
+			  "(strata.data= selects another)",
+			  ctx->opts.data_part, names);
+	}
+	return 0;
+}
+
+static void mount_lower(struct strata_ctx *ctx, const struct mtd_part *root, const char *dir)
+{
+	char dev[64];
+	xsnprintf(dev, sizeof(dev), "/dev/mtdblock%d", root->index);
+	if (mkdir_p(dir, 0755) < 0 ||
+	    mount(dev, dir, "squashfs", MS_RDONLY | MS_NODEV | MS_NOSUID, NULL) < 0)
+		fatal(ctx, "cannot mount squashfs lower '%s' (%s) on %s: %m", root->name, dev, dir);
+	struct bootrec_layer *l = bootrec_add_layer(&ctx->rec, "lower");
+	if (l) {
+		snprintf(l->source, sizeof(l->source), "%s", dev);
+		snprintf(l->fstype, sizeof(l->fstype), "squashfs");
+		snprintf(l->mountpoint, sizeof(l->mountpoint), "%s", dir);
+		snprintf(l->state, sizeof(l->state), "mounted");
+	}
+	log_info("lower '%s' (%s, squashfs) on %s", root->name, dev, dir);
+}
+
+/* Returns 0 or -errno with reason filled; the caller decides the policy. */
+static int mount_flash_upper(struct strata_ctx *ctx, const struct mtd_part *data,
+			     char *reason, size_t reasonlen)
+{
+	char src[32];
+	xsnprintf(src, sizeof(src), "mtd%d", data->index);
+	if (mount(src, STRATA_DATA_DIR, "jffs2", MS_NOATIME, NULL) < 0) {
+		int err = errno;
+		snprintf(reason, reasonlen, "cannot mount jffs2 on '%s' (%s): %s", data->name, src,
+			 strerror(err));
+		return -err;
+	}
+	static const char *const dirs[] = { STRATA_DATA_DIR "/system/upper",
+					    STRATA_DATA_DIR "/system/work" };
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		int r = mkdir_p(dirs[i], 0755);
+		if (r < 0) {
+			snprintf(reason, reasonlen, "cannot create %s on '%s': %s", dirs[i],
+				 data->name, strerror(-r));
+			umount2(STRATA_DATA_DIR, MNT_DETACH);
+			return r;
+		}
+	}
+	struct bootrec_layer *l = bootrec_add_layer(&ctx->rec, "upper");
+	if (l) {
+		snprintf(l->source, sizeof(l->source), "%s", src);
+		snprintf(l->fstype, sizeof(l->fstype), "jffs2");
+		snprintf(l->mountpoint, sizeof(l->mountpoint), "%s", STRATA_DATA_DIR);
+		snprintf(l->state, sizeof(l->state), "mounted");
+	}
+	log_info("upper '%s' (%s, jffs2) on %s", data->name, src, STRATA_DATA_DIR);
+	return 0;
+}
+
+/* The upper cannot be used: follow strata.degraded=, never silently. */
+static void degrade(struct strata_ctx *ctx, const char *reason)
+{
+	log_error("flash upper unusable: %s", reason);
+	switch (ctx->opts.degraded) {
+	case DEGRADED_EMERGENCY:
+		ctx->opts.fatal = FATAL_SHELL;
+		fatal(ctx, "flash upper unusable (strata.degraded=emergency): %s", reason);
+	case DEGRADED_REBOOT:
+		ctx->opts.fatal = FATAL_REBOOT;
+		fatal(ctx, "flash upper unusable (strata.degraded=reboot): %s", reason);
+	case DEGRADED_TMPFS:
+		break;
+	}
+	if (mount("tmpfs", STRATA_DATA_DIR, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0 ||
+	    mkdir_p(STRATA_DATA_DIR "/system/upper", 0755) < 0 ||
+	    mkdir_p(STRATA_DATA_DIR "/system/work", 0755) < 0)
+		fatal(ctx, "cannot set up a tmpfs upper either: %m");
+	snprintf(ctx->rec.degraded_reason, sizeof(ctx->rec.degraded_reason), "%s", reason);
+	struct bootrec_layer *l = bootrec_add_layer(&ctx->rec, "upper");
+	if (l) {
+		snprintf(l->source, sizeof(l->source), "tmpfs");
+		snprintf(l->fstype, sizeof(l->fstype), "tmpfs");
+		snprintf(l->mountpoint, sizeof(l->mountpoint), "%s", STRATA_DATA_DIR);
+		snprintf(l->state, sizeof(l->state), "tmpfs");
+	}
+	console_print("\n"
+		      "**********************************************************************\n"
+		      "* strata: DEGRADED BOOT: changes are kept in RAM and LOST at reboot.  *\n"
+		      "**********************************************************************\n"
+		      "  reason: %s\n\n",
+		      reason);
+}
+
+static void mount_root_overlay(struct strata_ctx *ctx, const char *lower)
+{
+	char opts[1024];
+	struct ovl_spec spec = {
+		.lowers = { lower },
+		.n_lowers = 1,
+		.upper = STRATA_DATA_DIR "/system/upper",
+		.work = STRATA_DATA_DIR "/system/work",
+	};
+	int r = ovl_build_options(&spec, opts, sizeof(opts));
+	if (r < 0)
+		fatal(ctx, "cannot build overlay options: %s", strerror(-r));
+	mkdir(STRATA_NEWROOT, 0755);
+	if (mount("overlay", STRATA_NEWROOT, "overlay", MS_NOATIME, opts) < 0)
+		fatal(ctx, "cannot mount the root overlay (%s): %m", opts);
+	struct bootrec_layer *l = bootrec_add_layer(&ctx->rec, "root");
+	if (l) {
+		snprintf(l->source, sizeof(l->source), "overlay");
+		snprintf(l->fstype, sizeof(l->fstype), "overlay");
+		snprintf(l->mountpoint, sizeof(l->mountpoint), "/");
+		snprintf(l->state, sizeof(l->state), "mounted");
+	}
+	log_debug("root overlay: %s", opts);
+}
+
+void boot_main(struct strata_ctx *ctx)
+{
+	struct mtd_part root, data;
+	int data_err;
+	char reason[256];
+
+	/* SIGCHLD stays default so waitpid works; PID 1 gets no default-fatal signals anyway */
+	phase_begin(ctx, "api-mounts");
+	mount_api_filesystems(ctx);
+	phase_end(ctx);
+
+	phase_begin(ctx, "cmdline");
+	parse_cmdline(ctx);
+	phase_end(ctx);
+
+	phase_begin(ctx, "modules");
+	load_modules(ctx);
+	phase_end(ctx);
+
+	phase_begin(ctx, "partitions");
+	find_partitions(ctx, &root, &data, &data_err);
+	phase_end(ctx);
+
+	phase_begin(ctx, "lower");
+	mount_lower(ctx, &root, STRATA_LOWER_DIR "/0");
+	phase_end(ctx);
+
+	phase_begin(ctx, "upper");
+	mkdir_p(STRATA_DATA_DIR, 0755);
+	if (data_err < 0) {
+		snprintf(reason, sizeof(reason), "data partition '%s' not found",
+			 ctx->opts.data_part);
+		degrade(ctx, reason);
+	} else if (mount_flash_upper(ctx, &data, reason, sizeof(reason)) < 0) {
+		degrade(ctx, reason);
+	}
+	phase_end(ctx);
+
+	phase_begin(ctx, "overlay");
+	mount_root_overlay(ctx, STRATA_LOWER_DIR "/0");
+	phase_end(ctx);
+
+	phase_begin(ctx, "switch-root");
+	if (switch_root_into(ctx, STRATA_NEWROOT) < 0)
+		fatal(ctx, "switch_root into %s failed", STRATA_NEWROOT);
+	phase_end(ctx);
+	exec_init(ctx);
+}

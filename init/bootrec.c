@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The boot record: phases, layers and outcome of this boot, as /run/strata/boot.json. */
+#include "bootrec.h"
+#include "strbuf.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+void bootrec_phase_begin(struct bootrec *rec, const char *name, uint64_t now_ns)
+{
+	if (rec->n_phases >= BOOTREC_MAX_PHASES)
+		return;
+	rec->phases[rec->n_phases].name = name;
+	rec->phases[rec->n_phases].start_ns = now_ns;
+	rec->phases[rec->n_phases].end_ns = 0;
+	rec->n_phases++;
+}
+
+void bootrec_phase_end(struct bootrec *rec, uint64_t now_ns)
+{
+	if (rec->n_phases && rec->phases[rec->n_phases - 1].end_ns == 0)
+		rec->phases[rec->n_phases - 1].end_ns = now_ns;
+}
+
+struct bootrec_layer *bootrec_add_layer(struct bootrec *rec, const char *role)
+{
+	if (rec->n_layers >= BOOTREC_MAX_LAYERS)
+		return NULL;
+	struct bootrec_layer *l = &rec->layers[rec->n_layers++];
+	memset(l, 0, sizeof(*l));
+	l->role = role;
+	return l;
+}
+
+int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
+{
+	struct strbuf sb;
+
+	strbuf_init(&sb, buf, len);
+	strbuf_printf(&sb,
+		      "{\n  \"version\": 1,\n  \"init_start_ns\": %" PRIu64
+		      ",\n  \"exec_ns\": %" PRIu64 ",\n  \"cpu_ns\": %" PRIu64
+		      ",\n  \"maxrss_kb\": %ld,\n  \"initramfs_bytes_before\": %" PRIu64
+		      ",\n  \"initramfs_bytes_after\": %" PRIu64
+		      ",\n  \"cmdline_rejected\": %u,\n  \"init\": ",
+		      rec->init_start_ns, rec->exec_ns, rec->cpu_ns, rec->maxrss_kb,
+		      rec->initramfs_bytes_before, rec->initramfs_bytes_after,
+		      rec->cmdline_rejected);
+	strbuf_json_str(&sb, rec->init);
+	strbuf_puts(&sb, ",\n  \"mode\": ");
+	strbuf_json_str(&sb, rec->degraded_reason[0] ? "degraded" : "normal");
+	strbuf_puts(&sb, ",\n  \"degraded_reason\": ");
+	strbuf_json_str(&sb, rec->degraded_reason);
+	strbuf_puts(&sb, ",\n  \"phases\": [");
+	for (size_t i = 0; i < rec->n_phases; i++) {
+		const struct bootrec_phase *p = &rec->phases[i];
+		strbuf_puts(&sb, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+		strbuf_json_str(&sb, p->name);
+		strbuf_printf(&sb, ", \"start_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64 "}",
+			      p->start_ns, p->end_ns);
+	}
+	strbuf_puts(&sb, "\n  ],\n  \"layers\": [");
+	for (size_t i = 0; i < rec->n_layers; i++) {
+		const struct bootrec_layer *l = &rec->layers[i];
+		strbuf_puts(&sb, i ? ",\n    {\"role\": " : "\n    {\"role\": ");
+		strbuf_json_str(&sb, l->role);
+		strbuf_puts(&sb, ", \"source\": ");
+		strbuf_json_str(&sb, l->source);
+		strbuf_puts(&sb, ", \"fstype\": ");
+		strbuf_json_str(&sb, l->fstype);
+		strbuf_puts(&sb, ", \"mountpoint\": ");
+		strbuf_json_str(&sb, l->mountpoint);
+		strbuf_puts(&sb, ", \"state\": ");
+		strbuf_json_str(&sb, l->state);
+		strbuf_putc(&sb, '}');
+	}
+	strbuf_puts(&sb, "\n  ]\n}\n");
+	return strbuf_result(&sb);
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The boot record: phases, layers and outcome of this boot, as /run/strata/boot.json. */
+#ifndef STRATA_BOOTREC_H
+#define STRATA_BOOTREC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BOOTREC_MAX_PHASES 16
+#define BOOTREC_MAX_LAYERS 8
+
+struct bootrec_phase {
+	const char *name;
+	uint64_t start_ns, end_ns; /* CLOCK_BOOTTIME */
+};
+
+struct bootrec_layer {
+	const char *role; /* "lower", "upper", "root" */
+	char source[64];
+	char fstype[16];
+	char mountpoint[64];
+	char state[16]; /* "mounted", "tmpfs", ... */
+};
+
+struct bootrec {
+	uint64_t init_start_ns, exec_ns, cpu_ns;
+	long maxrss_kb;
+	uint64_t initramfs_bytes_before, initramfs_bytes_after;
+	unsigned cmdline_rejected;
+	char init[128];
+	char degraded_reason[256]; /* empty when the upper is the flash one */
+	struct bootrec_phase phases[BOOTREC_MAX_PHASES];
+	size_t n_phases;
+	struct bootrec_layer layers[BOOTREC_MAX_LAYERS];
+	size_t n_layers;
+};
+
+void bootrec_phase_begin(struct bootrec *rec, const char *name, uint64_t now_ns);
+void bootrec_phase_end(struct bootrec *rec, uint64_t now_ns);
+struct bootrec_layer *bootrec_add_layer(struct bootrec *rec, const char *role);
+/* Returns the length or -ENAMETOOLONG. */
+int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* strata status: how this boot assembled the root; non-zero exit when degraded. */
+#include "json.h"
+#include "strata.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char status_usage[] = "usage: strata status [--json]\n"
+				   "  Shows how this boot assembled the root filesystem.\n"
+				   "  Exit status: 0 normal, 1 degraded or no record, 2 usage.\n";
+
+int cmd_status(int argc, char **argv)
+{
+	static char text[16384];
+	char mode[32], reason[256], init[128];
+	uint64_t start = 0, exec = 0;
+	int json = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			json = 1;
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			fputs(status_usage, stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "strata status: unknown argument '%s'\n%s", argv[i],
+				status_usage);
+			return 2;
+		}
+	}
+	ssize_t n = read_file(STRATA_BOOT_RECORD, text, sizeof(text));
+	if (n < 0) {
+		fprintf(stderr, "strata status: cannot read '%s': %s\n", STRATA_BOOT_RECORD,
+			strerror((int)-n));
+		return 1;
+	}
+	if (json_get_string(text, "mode", mode, sizeof(mode)) < 0 ||
+	    json_get_string(text, "degraded_reason", reason, sizeof(reason)) < 0 ||
+	    json_get_string(text, "init", init, sizeof(init)) < 0 ||
+	    json_get_u64(text, "init_start_ns", &start) < 0 ||
+	    json_get_u64(text, "exec_ns", &exec) < 0) {
+		fprintf(stderr, "strata status: '%s' is malformed\n", STRATA_BOOT_RECORD);
+		return 1;
+	}
+	int degraded = strcmp(mode, "normal") != 0;
+	if (json) {
+		fputs(text, stdout);
+		return degraded;
+	}
+	printf("mode:      %s\n", mode);
+	if (degraded)
+		printf("reason:    %s\n", reason);
+	printf("init:      %s\n", init);
+	printf("assembly:  %llu.%03llu ms\n", (unsigned long long)((exec - start) / 1000000u),
+	       (unsigned long long)((exec - start) / 1000u % 1000u));
+	return degraded;
+}

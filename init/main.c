@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* strata: PID 1 in the initramfs, runtime tool everywhere else. */
+#include "log.h"
+#include "strata.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "status", cmd_status, "how this boot assembled the root" },
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: strata COMMAND [ARGS...]\n\ncommands:\n", out);
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fputs("\nAs PID 1 in an initramfs, strata assembles the root and switches into it.\n",
+	      out);
+}
+
+int main(int argc, char **argv)
+{
+	if (getpid() == 1) {
+		static struct strata_ctx ctx;
+		ctx.rec.init_start_ns = now_boottime_ns();
+		log_open();
+		log_info("starting (" STRATA_VERSION ")");
+		opts_defaults(&ctx.opts);
+		boot_main(&ctx);
+	}
+
+	log_use_stderr();
+	const char *base = strrchr(argv[0], '/');
+	base = base ? base + 1 : argv[0];
+	if (strcmp(base, "strata") != 0 && strcmp(base, "init") != 0) {
+		/* multi-call: the program name is the command */
+		for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+			if (strcmp(base, commands[i].name) == 0)
+				return commands[i].fn(argc, argv);
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		puts("strata " STRATA_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "strata: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

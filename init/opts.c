@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Boot options: Kconfig defaults overridden by strata.* kernel command line keys. */
+#include "opts.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const fatal_names[] = { [FATAL_SHELL] = "shell",
+					   [FATAL_HANG] = "hang",
+					   [FATAL_REBOOT] = "reboot" };
+static const char *const degraded_names[] = { [DEGRADED_TMPFS] = "tmpfs",
+					      [DEGRADED_EMERGENCY] = "emergency",
+					      [DEGRADED_REBOOT] = "reboot" };
+
+const char *fatal_policy_name(enum fatal_policy p)
+{
+	return (unsigned)p < sizeof(fatal_names) / sizeof(fatal_names[0]) ? fatal_names[p] : "?";
+}
+
+const char *degraded_policy_name(enum degraded_policy p)
+{
+	return (unsigned)p < sizeof(degraded_names) / sizeof(degraded_names[0]) ? degraded_names[p]
+										 : "?";
+}
+
+static int lookup(const char *const *names, size_t n, const char *val)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], val) == 0)
+			return (int)i;
+	return -1;
+}
+
+static void copy_str(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src);
+}
+
+void opts_defaults(struct strata_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	copy_str(o->init, sizeof(o->init), CONFIG_STRATA_INIT);
+	copy_str(o->root_part, sizeof(o->root_part), CONFIG_STRATA_ROOT_PART);
+	copy_str(o->data_part, sizeof(o->data_part), CONFIG_STRATA_DATA_PART);
+	o->fatal = CONFIG_STRATA_FATAL_REBOOT ? FATAL_REBOOT
+		   : CONFIG_STRATA_FATAL_HANG ? FATAL_HANG
+					      : FATAL_SHELL;
+	o->degraded = CONFIG_STRATA_DEGRADED_EMERGENCY ? DEGRADED_EMERGENCY
+		      : CONFIG_STRATA_DEGRADED_REBOOT  ? DEGRADED_REBOOT
+						       : DEGRADED_TMPFS;
+	o->rootwait_ms = CONFIG_STRATA_ROOTWAIT_MS;
+	o->debug = CONFIG_STRATA_DEBUG;
+}
+
+int cmdline_next(const char **cursor, char *key, size_t keylen, char *val, size_t vallen,
+		 bool *has_val)
+{
+	const char *p = *cursor;
+	size_t k = 0, v = 0;
+	bool in_quote = false, in_val = false, overflow = false;
+
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	if (*p == '\0') {
+		*cursor = p;
+		return 0;
+	}
+	*has_val = false;
+	for (; *p; p++) {
+		char c = *p;
+		if (c == '"') {
+			in_quote = !in_quote;
+			continue;
+		}
+		if (!in_quote && (c == ' ' || c == '\t' || c == '\n'))
+			break;
+		if (!in_val && c == '=') {
+			in_val = true;
+			*has_val = true;
+			continue;
+		}
+		if (in_val) {
+			if (v + 1 < vallen)
+				val[v++] = c;
+			else
+				overflow = true;
+		} else {
+			if (k + 1 < keylen)
+				key[k++] = c;
+			else
+				overflow = true;
+		}
+	}
+	key[k] = '\0';
+	val[v] = '\0';
+	*cursor = p;
+	return overflow ? -ENAMETOOLONG : 1;
+}
+
+static int parse_uint(const char *s, unsigned max, unsigned *out)
+{
+	char *end;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static bool parse_bool(const char *val, bool has_val, bool *out)
+{
+	if (!has_val || strcmp(val, "1") == 0 || strcmp(val, "yes") == 0 ||
+	    strcmp(val, "on") == 0 || strcmp(val, "true") == 0) {
+		*out = true;
+		return true;
+	}
+	if (strcmp(val, "0") == 0 || strcmp(val, "no") == 0 || strcmp(val, "off") == 0 ||
+	    strcmp(val, "false") == 0) {
+		*out = false;
+		return true;
+	}
+	return false;
+}
+
+/* A partition name as it appears in /proc/mtd between quotes. */
+static bool valid_part_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s == '"' || *s == '/' || (unsigned char)*s < 0x20)
+			return false;
+	return true;
+}
+
+static const char *apply(struct strata_opts *o, const char *key, const char *val, bool has_val)
+{
+	int i;
+	if (strcmp(key, "debug") == 0)
+		return parse_bool(val, has_val, &o->debug) ? NULL : "expects 0 or 1";
+	if (!has_val)
+		return "needs a value";
+	if (strcmp(key, "init") == 0) {
+		if (val[0] != '/')
+			return "must be an absolute path";
+		if (strlen(val) >= sizeof(o->init))
+			return "is too long";
+		copy_str(o->init, sizeof(o->init), val);
+	} else if (strcmp(key, "root") == 0 || strcmp(key, "data") == 0) {
+		char *dst = key[0] == 'r' ? o->root_part : o->data_part;
+		if (!valid_part_name(val))
+			return "is not a partition name";
+		if (strlen(val) >= sizeof(o->root_part))
+			return "is too long";
+		copy_str(dst, sizeof(o->root_part), val);
+	} else if (strcmp(key, "fatal") == 0) {
+		if ((i = lookup(fatal_names, 3, val)) < 0)
+			return "expects shell, hang or reboot";
+		o->fatal = (enum fatal_policy)i;
+	} else if (strcmp(key, "degraded") == 0) {
+		if ((i = lookup(degraded_names, 3, val)) < 0)
+			return "expects tmpfs, emergency or reboot";
+		o->degraded = (enum degraded_policy)i;
+	} else if (strcmp(key, "rootwait") == 0) {
+		if (parse_uint(val, 600000, &o->rootwait_ms) < 0)
+			return "expects milliseconds (0..600000)";
+	} else {
+		return "is not a known key";
+	}
+	return NULL;
+}
+
+int opts_parse_cmdline(struct strata_opts *o, const char *cmdline, opts_report_fn report, void *arg)
+{
+	char key[64], val[256];
+	bool has_val;
+	int rejected = 0, r;
+
+	while ((r = cmdline_next(&cmdline, key, sizeof(key), val, sizeof(val), &has_val)) != 0) {
+		if (strncmp(key, "strata.", 7) != 0)
+			continue;
+		const char *why = r < 0 ? "is too long" : apply(o, key + 7, val, has_val);
+		if (why) {
+			rejected++;
+			if (report)
+				report(arg, key, why);
+		}
+	}
+	return rejected;
+}
+
+static bool module_name_eq(const char *a, size_t alen, const char *b)
+{
+	size_t i;
+	for (i = 0; i < alen && b[i]; i++) {
+		char x = a[i] == '-' ? '_' : a[i], y = b[i] == '-' ? '_' : b[i];
+		if (x != y)
+			return false;
+	}
+	return i == alen && b[i] == '\0';
+}
+
+int cmdline_module_params(const char *cmdline, const char *module, char *out, size_t outlen)
+{
+	char key[128], val[512];
+	bool has_val;
+	int r;
+	size_t used = strlen(out);
+
+	while ((r = cmdline_next(&cmdline, key, sizeof(key), val, sizeof(val), &has_val)) != 0) {
+		const char *dot = strchr(key, '.');
+		if (r < 0 || !dot || !module_name_eq(key, (size_t)(dot - key), module))
+			continue;
+		const char *quote = strchr(val, ' ') ? "\"" : "";
+		int n = snprintf(out + used, outlen - used, "%s%s%s%s%s%s", used ? " " : "",
+				 dot + 1, has_val ? "=" : "", quote, val, quote);
+		if (n < 0 || (size_t)n >= outlen - used)
+			return -ENAMETOOLONG;
+		used += (size_t)n;
+	}
+	return 0;
+}

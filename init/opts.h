@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Boot options: Kconfig defaults overridden by strata.* kernel command line keys. */
+#ifndef STRATA_OPTS_H
+#define STRATA_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum fatal_policy { FATAL_SHELL, FATAL_HANG, FATAL_REBOOT };
+enum degraded_policy { DEGRADED_TMPFS, DEGRADED_EMERGENCY, DEGRADED_REBOOT };
+
+struct strata_opts {
+	char init[128];      /* strata.init=     program exec'd after switch_root */
+	char root_part[64];  /* strata.root=     MTD name of the squashfs lower */
+	char data_part[64];  /* strata.data=     MTD name of the writable upper */
+	enum fatal_policy fatal;       /* strata.fatal=    shell|hang|reboot */
+	enum degraded_policy degraded; /* strata.degraded= tmpfs|emergency|reboot */
+	unsigned rootwait_ms;          /* strata.rootwait= ms to wait for partitions */
+	bool debug;                    /* strata.debug */
+};
+
+/* Called once per rejected key; why is a complete sentence fragment. */
+typedef void (*opts_report_fn)(void *arg, const char *key, const char *why);
+
+void opts_defaults(struct strata_opts *o);
+/* Returns the number of rejected keys; valid keys are applied regardless. */
+int opts_parse_cmdline(struct strata_opts *o, const char *cmdline, opts_report_fn report, void *arg);
+
+/*
+ * Splits the next word off a kernel command line the way the kernel does
+ * (double quotes group, a quote may start before the key). Returns 1 with
+ * key/val filled, 0 at the end, -ENAMETOOLONG when a word does not fit (it is
+ * skipped). val is "" and *has_val false for a bare key.
+ */
+int cmdline_next(const char **cursor, char *key, size_t keylen, char *val, size_t vallen,
+		 bool *has_val);
+
+/*
+ * Collects "MODULE.param=value" words for one module, as modprobe does, into
+ * "param=value ..." appended to out (which holds a NUL-terminated string).
+ * '-' and '_' are the same in module names. Returns 0 or -ENAMETOOLONG.
+ */
+int cmdline_module_params(const char *cmdline, const char *module, char *out, size_t outlen);
+
+const char *fatal_policy_name(enum fatal_policy p);
+const char *degraded_policy_name(enum degraded_policy p);
+
+#endif

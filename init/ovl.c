@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* overlayfs mount option building. Pure code. */
+#include "ovl.h"
+#include "strbuf.h"
+
+#include <errno.h>
+
+/* overlayfs splits options at ',' and lowerdir at ':'; '\' escapes both */
+static void put_path(struct strbuf *sb, const char *p)
+{
+	for (; *p && !sb->err; p++) {
+		if (*p == ',' || *p == ':' || *p == '\\')
+			strbuf_putc(sb, '\\');
+		strbuf_putc(sb, *p);
+	}
+}
+
+int ovl_build_options(const struct ovl_spec *spec, char *buf, size_t len)
+{
+	struct strbuf sb;
+
+	strbuf_init(&sb, buf, len);
+	if (sb.err)
+		return sb.err;
+	if (spec->n_lowers == 0 || spec->n_lowers > OVL_MAX_LOWERS || !spec->upper != !spec->work)
+		return -EINVAL;
+	/* a read-only overlay needs two lowers; one lower alone is not an overlay */
+	if (!spec->upper && spec->n_lowers < 2)
+		return -EINVAL;
+	strbuf_puts(&sb, "lowerdir=");
+	for (size_t i = 0; i < spec->n_lowers; i++) {
+		if (!spec->lowers[i] || !spec->lowers[i][0])
+			return -EINVAL;
+		if (i)
+			strbuf_putc(&sb, ':');
+		put_path(&sb, spec->lowers[i]);
+	}
+	if (spec->upper) {
+		if (!spec->upper[0] || !spec->work[0])
+			return -EINVAL;
+		strbuf_puts(&sb, ",upperdir=");
+		put_path(&sb, spec->upper);
+		strbuf_puts(&sb, ",workdir=");
+		put_path(&sb, spec->work);
+	}
+	if (spec->extra && spec->extra[0]) {
+		strbuf_putc(&sb, ',');
+		strbuf_puts(&sb, spec->extra);
+	}
+	return strbuf_result(&sb);
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* overlayfs mount option building. Pure code. */
+#ifndef STRATA_OVL_H
+#define STRATA_OVL_H
+
+#include <stddef.h>
+
+#define OVL_MAX_LOWERS 16
+
+struct ovl_spec {
+	const char *lowers[OVL_MAX_LOWERS]; /* top first */
+	size_t n_lowers;
+	const char *upper; /* NULL: read-only overlay */
+	const char *work;
+	const char *extra; /* further options, may be NULL */
+};
+
+/*
+ * Writes "lowerdir=A:B,upperdir=U,workdir=W[,extra]" with ':' ',' and '\'
+ * in paths escaped. Returns the length, -EINVAL for an incomplete spec,
+ * -ENAMETOOLONG when buf is too small.
+ */
+int ovl_build_options(const struct ovl_spec *spec, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The boot context passed through every phase, and the phase entry points. */
+#ifndef STRATA_H
+#define STRATA_H
+
+#include "bootrec.h"
+#include "opts.h"
+
+#define STRATA_RUN_DIR "/run/strata"
+#define STRATA_BOOT_RECORD STRATA_RUN_DIR "/boot.json"
+#define STRATA_LOWER_DIR STRATA_RUN_DIR "/lower"
+#define STRATA_DATA_DIR STRATA_RUN_DIR "/data"
+#define STRATA_NEWROOT "/newroot"
+#define STRATA_MODULE_LIST "/etc/strata/modules"
+#define STRATA_MODULE_DIR "/lib/modules"
+
+struct strata_ctx {
+	struct strata_opts opts;
+	struct bootrec rec;
+	char cmdline[4096];
+};
+
+/* boot.c */
+__attribute__((noreturn)) void boot_main(struct strata_ctx *ctx);
+void phase_begin(struct strata_ctx *ctx, const char *name);
+void phase_end(struct strata_ctx *ctx);
+/* Writes the boot record; failures are logged, never fatal. */
+void boot_record_write(struct strata_ctx *ctx);
+
+/* switchroot.c */
+int switch_root_into(struct strata_ctx *ctx, const char *newroot);
+__attribute__((noreturn)) void exec_init(struct strata_ctx *ctx);
+
+/* fatal.c: log the reason, then shell, hang or reboot as configured; never returns */
+__attribute__((noreturn, format(printf, 2, 3))) void fatal(struct strata_ctx *ctx,
+							   const char *fmt, ...);
+
+/* runtime commands (cmd_*.c); argv[0] is the command name */
+int cmd_status(int argc, char **argv);
+
+#endif

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Hand-off to the real init: move the API filesystems, free the initramfs, chroot, exec. */
+#include "log.h"
+#include "strata.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#ifndef RAMFS_MAGIC
+#define RAMFS_MAGIC 0x858458f6
+#endif
+#ifndef TMPFS_MAGIC
+#define TMPFS_MAGIC 0x01021994
+#endif
+
+/* API filesystems that the real init expects to find already mounted */
+static const char *const moved_mounts[] = { "/dev", "/proc", "/sys", "/run" };
+
+static uint64_t used_bytes(const char *path)
+{
+	struct statfs sf;
+	if (statfs(path, &sf) < 0)
+		return 0;
+	return (uint64_t)(sf.f_blocks - sf.f_bfree) * (uint64_t)sf.f_bsize;
+}
+
+/* Deletes everything below dirfd that lives on device dev; never crosses a mount. */
+static void delete_contents(int dirfd, dev_t dev)
+{
+	DIR *d = fdopendir(dirfd);
+	if (!d) {
+		close(dirfd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != dev)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			int sub = openat(dirfd, de->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0)
+				delete_contents(sub, dev);
+			if (unlinkat(dirfd, de->d_name, AT_REMOVEDIR) < 0)
+				log_debug("cannot remove /%s from the initramfs: %m", de->d_name);
+		} else if (unlinkat(dirfd, de->d_name, 0) < 0) {
+			log_debug("cannot remove %s from the initramfs: %m", de->d_name);
+		}
+	}
+	closedir(d);
+}
+
+int switch_root_into(struct strata_ctx *ctx, const char *newroot)
+{
+	struct stat root_st, new_st;
+	struct statfs sf;
+	char target[128];
+	int r;
+
+	/* every safety check before anything destructive */
+	if (stat("/", &root_st) < 0 || stat(newroot, &new_st) < 0)
+		return log_error_errno(-errno, "cannot stat '/' or '%s': %m", newroot);
+	if (root_st.st_dev == new_st.st_dev)
+		return log_error_errno(-EINVAL, "'%s' is not a mount point; refusing switch_root",
+				       newroot);
+	if (statfs("/", &sf) < 0 ||
+	    (sf.f_type != (typeof(sf.f_type))RAMFS_MAGIC &&
+	     sf.f_type != (typeof(sf.f_type))TMPFS_MAGIC))
+		return log_error_errno(-EINVAL, "'/' is not an initramfs; refusing to free it");
+	if (access("/init", F_OK) < 0)
+		return log_error_errno(-EINVAL, "'/init' is missing; refusing to free '/'");
+
+	for (size_t i = 0; i < ARRAY_SIZE(moved_mounts); i++) {
+		if ((r = xsnprintf(target, sizeof(target), "%s%s", newroot, moved_mounts[i])) < 0)
+			return log_error_errno(r, "path '%s%s' too long", newroot,
+					       moved_mounts[i]);
+		if (mkdir(target, 0755) < 0 && errno != EEXIST)
+			log_warn("cannot create '%s': %m", target);
+		if (mount(moved_mounts[i], target, NULL, MS_MOVE, NULL) < 0) {
+			log_warn("cannot move '%s' to '%s' (%m); detaching it", moved_mounts[i],
+				 target);
+			umount2(moved_mounts[i], MNT_DETACH);
+		}
+	}
+
+	if (chdir(newroot) < 0)
+		return log_error_errno(-errno, "cannot enter '%s': %m", newroot);
+	ctx->rec.initramfs_bytes_before = used_bytes("/");
+	int rootfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd >= 0)
+		delete_contents(rootfd, root_st.st_dev);
+	ctx->rec.initramfs_bytes_after = used_bytes("/");
+
+	if (mount(".", "/", NULL, MS_MOVE, NULL) < 0)
+		return log_error_errno(-errno, "cannot move '%s' to '/': %m", newroot);
+	if (chroot(".") < 0 || chdir("/") < 0)
+		return log_error_errno(-errno, "cannot chroot into the new root: %m");
+	return 0;
+}
+
+void exec_init(struct strata_ctx *ctx)
+{
+	int fd = open("/dev/console", O_RDWR | O_NOCTTY);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	} else {
+		log_warn("cannot reopen /dev/console in the new root: %m");
+	}
+	log_open();
+
+	snprintf(ctx->rec.init, sizeof(ctx->rec.init), "%s", ctx->opts.init);
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		ctx->rec.cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+				  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
+		ctx->rec.maxrss_kb = ru.ru_maxrss;
+	}
+	ctx->rec.exec_ns = now_boottime_ns();
+	boot_record_write(ctx);
+	log_info("exec %s after %llu ms", ctx->opts.init,
+		 (unsigned long long)((ctx->rec.exec_ns - ctx->rec.init_start_ns) / 1000000u));
+
+	char *const argv[] = { ctx->opts.init, NULL };
+	char *const envp[] = { "HOME=/", "TERM=linux", "PATH=/sbin:/bin:/usr/sbin:/usr/bin",
+			       NULL };
+	execve(ctx->opts.init, argv, envp);
+	fatal(ctx, "cannot exec '%s': %m", ctx->opts.init);
+}

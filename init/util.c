@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Small file and time helpers; all return 0/length or -errno and never log. */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t now_boottime_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+ssize_t read_file(const char *path, char *buf, size_t len)
+{
+	size_t used = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (used + 1 < len) {
+		ssize_t n = read(fd, buf + used, len - 1 - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
+			close(fd);
+			return -err;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	close(fd);
+	buf[used] = '\0';
+	return (ssize_t)used;
+}
+
+int xsnprintf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return n;
+}
+
+static int fsync_parent(const char *path)
+{
+	char dir[256];
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+	if (n == 0)
+		n = 1, path = slash ? "/" : ".";
+	if (n >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int r = fsync(fd) < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, bool durable)
+{
+	char tmp[256];
+	int r = xsnprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (r < 0)
+		return r;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	const char *p = data;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = n < 0 ? -errno : -EIO;
+			close(fd);
+			unlink(tmp);
+			return r;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (durable && fsync(fd) < 0) {
+		r = -errno;
+		close(fd);
+		unlink(tmp);
+		return r;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		r = -errno;
+		unlink(tmp);
+		return r;
+	}
+	return durable ? fsync_parent(path) : 0;
+}
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	char buf[256];
+	size_t len = strlen(path);
+	if (len == 0 || len >= sizeof(buf))
+		return len ? -ENAMETOOLONG : -EINVAL;
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char saved = *p;
+		*p = '\0';
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = saved;
+		if (saved == '\0')
+			break;
+	}
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Small file and time helpers; all return 0/length or -errno and never log. */
+#ifndef STRATA_UTIL_H
+#define STRATA_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+uint64_t now_boottime_ns(void);
+/* Reads at most len-1 bytes and NUL-terminates. Returns the length or -errno. */
+ssize_t read_file(const char *path, char *buf, size_t len);
+/* Writes path.tmp, fsyncs it when durable, renames it over path. */
+int write_file_atomic(const char *path, const void *data, size_t len, bool durable);
+/* mkdir -p; existing directories are fine. */
+int mkdir_p(const char *path, mode_t mode);
+/* snprintf that reports truncation as -ENAMETOOLONG. */
+int xsnprintf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Installs what building and testing strata needs, from the machine's own
+# Debian package sources. Idempotent and quiet when everything is present.
+# usage: deps.sh [--check]   (--check: exit 1 if something is missing, install nothing)
+set -eu
+
+packages="make gcc libc6-dev musl-tools busybox-static squashfs-tools mtd-utils
+kconfig-frontends-nox cpio xz-utils gzip kmod qemu-system-x86 python3 e2fsprogs
+fsverity libfsverity-dev"
+
+missing=""
+for p in $packages; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$status" in
+	*"install ok installed"*) ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+[ -z "$missing" ] && exit 0
+if [ "${1:-}" = "--check" ]; then
+	echo "missing packages:$missing" >&2
+	exit 1
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages:$missing; run 'make deps' as root" >&2
+	exit 1
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+# refresh the package lists once when they are missing or a day old
+lists=/var/lib/apt/lists
+if [ -z "$(find "$lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ]; then
+	apt-get update -qq
+fi
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,33 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Resolves a board's module list against the kernel's modules.dep: writes the
+# init's load list (dependencies first, each module once) and copies the
+# module files.
+# usage: mkmodules.sh BOARD_MODULES KERNEL_DIR OUT_LIST OUT_MODDIR
+set -eu
+list=$1 kdir=$2 out=$3 moddir=$4
+kver=$(cat "$kdir/.complete")
+dep="$kdir/lib/modules/$kver/modules.dep"
+mkdir -p "$moddir"
+: > "$out"
+awk -v depfile="$dep" -v out="$out" -v moddir="$moddir" -v kmods="$kdir/lib/modules/$kver" '
+function norm(s) { gsub(/-/, "_", s); return s }
+function modname(path,   n) { n = path; sub(/.*\//, "", n); sub(/\.ko(\.[a-z]+)?$/, "", n); return norm(n) }
+BEGIN {
+	while ((getline line < depfile) > 0) {
+		split(line, parts, ":")
+		m = modname(parts[1]); file[m] = parts[1]; deps[m] = parts[2]
+	}
+}
+function emit(m, params,   d, n, i) {
+	if (done[m]++) return
+	if (!(m in file)) { print "mkmodules: module \"" m "\" is not in " depfile > "/dev/stderr"; exit 1 }
+	n = split(deps[m], d, " ")
+	for (i = n; i >= 1; i--) emit(modname(d[i]), "")   # modules.dep lists deepest last
+	print m (params != "" ? " " params : "") >> out
+	f = file[m]; ext = f; sub(/.*\.ko/, ".ko", ext)
+	if (system("cp \"" kmods "/" f "\" \"" moddir "/" m ext "\"") != 0) exit 1
+}
+/^[ \t]*(#|$)/ { next }
+{ name = norm($1); $1 = ""; sub(/^ +/, ""); emit(name, $0) }
+' "$list"
