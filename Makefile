@@ -60,9 +60,12 @@ INIT_HDRS := $(wildcard $(TOPDIR)/init/*.h)
 KERNEL_DIR := $(DL_DIR)/$(subst :,-,$(BOARD_KERNEL_PKG))
 KERNEL_STAMP := $(KERNEL_DIR)/.complete
 
-.PHONY: all run check bench deps unit clean distclean flash-erase menuconfig \
+.PHONY: all run check bench deps unit clean distclean flash-erase menuconfig print-warnings \
 	olddefconfig savedefconfig help FORCE
 .DEFAULT_GOAL := all
+
+print-warnings:
+	@echo $(WARNINGS)
 
 help:
 	$(Q)sed -n '2,13s/^# \{0,1\}//p' $(TOPDIR)/Makefile

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""QEMU scenario registry and runner: each scenario boots real images and
+asserts on the running system; they run in parallel, one QEMU per core."""
+import concurrent.futures
+import glob
+import importlib.util
+import json
+import os
+import re
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vm import Machine  # noqa: E402
+
+SCENARIOS = []
+
+
+def scenario(board, skip_unless=None):
+    """Registers fn(ctx) as a scenario on board. skip_unless: callable
+    returning None when the scenario can run here, else the reason to skip."""
+    def deco(fn):
+        SCENARIOS.append({"name": fn.__name__, "board": board, "fn": fn,
+                          "skip_unless": skip_unless})
+        return fn
+    return deco
+
+
+class Context:
+    def __init__(self, board, images, workdir):
+        self.board = board
+        self.images = images
+        self.workdir = workdir
+
+    def machine(self, name="dev"):
+        return Machine(self.images, os.path.join(self.workdir, name))
+
+    @staticmethod
+    def boot_record(vm):
+        return json.loads(vm.out("cat /run/strata/boot.json"))
+
+    @staticmethod
+    def mounts(vm):
+        """/proc/self/mountinfo as a list of dicts keyed mountpoint, fstype, source, options."""
+        res = []
+        for line in vm.out("cat /proc/self/mountinfo").splitlines():
+            pre, _, post = line.partition(" - ")
+            f, g = pre.split(), post.split()
+            if len(f) < 6 or len(g) < 3:
+                continue
+            res.append({"mountpoint": f[4], "fstype": g[0], "source": g[1],
+                        "options": f[5] + "," + g[2]})
+        return res
+
+    def mount_at(self, vm, mountpoint):
+        found = [m for m in self.mounts(vm) if m["mountpoint"] == mountpoint]
+        assert found, "nothing mounted at %s" % mountpoint
+        return found[-1]
+
+
+def load_scenarios(directory):
+    for path in sorted(glob.glob(os.path.join(directory, "*.py"))):
+        name = os.path.splitext(os.path.basename(path))[0]
+        spec = importlib.util.spec_from_file_location("scenario_" + name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+
+
+def run_one(sc, images_root, work_root):
+    images = os.path.join(images_root, sc["board"], "images")
+    workdir = os.path.join(work_root, sc["name"])
+    os.makedirs(workdir, exist_ok=True)
+    t0 = time.monotonic()
+    if sc["skip_unless"]:
+        reason = sc["skip_unless"]()
+        if reason:
+            return "SKIP", sc, reason, 0.0
+    try:
+        sc["fn"](Context(sc["board"], images, workdir))
+        return "PASS", sc, "", time.monotonic() - t0
+    except Exception as e:  # noqa: BLE001 - any failure of a scenario is reported
+        detail = "".join(traceback.format_exception_only(type(e), e)).strip()
+        where = traceback.extract_tb(e.__traceback__)
+        line = next((f"{os.path.basename(f.filename)}:{f.lineno}" for f in reversed(where)
+                     if "scenarios" in f.filename), "")
+        return "FAIL", sc, f"{line} {detail}\n  logs: {workdir}", time.monotonic() - t0
+
+
+def main(argv):
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--images-root", required=True, help="DIR/<board>/images")
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("-k", default="", help="regex on scenario names")
+    ap.add_argument("--boards", default="", help="space-separated boards to run")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args(argv)
+    load_scenarios(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenarios"))
+    boards = set(args.boards.split()) if args.boards else None
+    todo = [s for s in SCENARIOS if (not boards or s["board"] in boards)
+            and re.search(args.k, s["name"])]
+    if args.list:
+        for s in todo:
+            print(s["board"], s["name"])
+        return 0
+    counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
+        futs = [ex.submit(run_one, s, args.images_root, args.work) for s in todo]
+        for f in concurrent.futures.as_completed(futs):
+            status, sc, detail, secs = f.result()
+            counts[status] += 1
+            msg = f"{status} qemu/{sc['board']}/{sc['name']} ({secs:.0f}s)"
+            if detail:
+                msg += ": " + detail
+            print(msg, flush=True)
+    print(f"qemu: {counts['PASS']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped")
+    return 1 if counts["FAIL"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

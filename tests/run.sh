@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Every test of strata: host unit tests under ASan+UBSan, image builds of each
+# tested board, then QEMU scenarios in parallel. The last line is
+# "N passed, N failed, N skipped".
+#
+# usage: tests/run.sh [--unit-only] [-k REGEX] [--boards "B1 B2"]
+# env:   TEST_OUT (default output/test), JOBS (default: number of cores)
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${TEST_OUT:-$top/output/test}
+jobs=${JOBS:-$(nproc)}
+unit_only=0 filter="" boards=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--unit-only) unit_only=1; shift ;;
+	-k) filter=$2; shift 2 ;;
+	--boards) boards=$2; shift 2 ;;
+	*) echo "usage: $0 [--unit-only] [-k REGEX] [--boards LIST]" >&2; exit 2 ;;
+	esac
+done
+mkdir -p "$out"
+passed=0 failed=0 skipped=0
+
+# Reads PASS/FAIL/SKIP lines on stdin, echoes them, and counts them.
+tally() {
+	local line
+	while IFS= read -r line; do
+		echo "$line"
+		case "$line" in
+		PASS\ *) passed=$((passed + 1)) ;;
+		FAIL\ *) failed=$((failed + 1)) ;;
+		SKIP\ *) skipped=$((skipped + 1)) ;;
+		esac
+	done
+}
+
+# ---- unit tests (host, sanitizers) -------------------------------------------
+pure_srcs="$top/init/opts.c $top/init/mtd.c $top/init/ovl.c $top/init/strbuf.c \
+$top/init/modules.c $top/init/bootrec.c $top/init/json.c $top/init/util.c"
+warnings=$(make -s -C "$top" print-warnings)
+san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+mkdir -p "$out/unit"
+for src in "$top"/tests/unit/test_*.c; do
+	name=$(basename "$src" .c)
+	bin="$out/unit/$name"
+	# shellcheck disable=SC2086
+	if ! gcc -std=gnu11 -g -O1 $warnings $san -include "$top/tests/unit/config.h" \
+		-o "$bin" "$src" $pure_srcs 2> "$bin.log"; then
+		tally <<<"FAIL unit/$name: does not compile (see $bin.log)"
+		cat "$bin.log" >&2
+		continue
+	fi
+	"$bin" > "$bin.out" 2> "$bin.err"
+	rc=$?
+	tally < "$bin.out"
+	cat "$bin.err" >&2
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$bin.out"; then
+		tally <<<"FAIL unit/$name: exited $rc (sanitizer report above)"
+	fi
+done
+
+if [ $unit_only = 0 ]; then
+	# ---- images of every board a scenario needs ----------------------------------
+	[ -n "$boards" ] || boards=$(python3 "$top/tests/lib/scenario.py" --list --images-root "$out" \
+		--work "$out/work" -k "$filter" | awk '{print $1}' | sort -u | tr '\n' ' ')
+	built=""
+	for b in $boards; do
+		log="$out/$b.build.log"
+		echo "building $b (log: $log)"
+		if make -C "$top" O="$out/$b" "${b}_defconfig" > "$log" 2>&1 &&
+			make -C "$top" O="$out/$b" all >> "$log" 2>&1; then
+			tally <<<"PASS build/$b"
+			built="$built $b"
+		else
+			tail -n 20 "$log"
+			tally <<<"FAIL build/$b (log: $log)"
+		fi
+	done
+	# ---- QEMU scenarios -----------------------------------------------------------
+	if [ -n "$built" ]; then
+		rm -rf "$out/work"
+		tally < <(python3 "$top/tests/lib/scenario.py" --images-root "$out" --work "$out/work" \
+			--jobs "$jobs" -k "$filter" --boards "$built" | grep -v '^qemu: ')
+	fi
+fi
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Foundation: a layered root assembled by strata on the NOR board."""
+from scenario import scenario
+
+NOR = "qemu_x86_64_nor"
+
+
+@scenario(NOR)
+def boot_assembles_overlay_root(ctx):
+    vm = ctx.machine().boot()
+    # PID 1 is the real init, not strata, and / is an overlay of squashfs + jffs2
+    assert vm.out("cat /proc/1/comm") == "init"
+    assert vm.out("readlink /proc/1/exe") == "/bin/busybox"
+    root = ctx.mount_at(vm, "/")
+    assert root["fstype"] == "overlay", root
+    assert "lowerdir=/run/strata/lower/0" in root["options"], root
+    assert "upperdir=/run/strata/data/system/upper" in root["options"], root
+    lower = ctx.mount_at(vm, "/run/strata/lower/0")
+    assert (lower["fstype"], lower["source"]) == ("squashfs", "/dev/mtdblock0"), lower
+    assert lower["options"].startswith("ro"), lower
+    data = ctx.mount_at(vm, "/run/strata/data")
+    assert (data["fstype"], data["source"]) == ("jffs2", "mtd1"), data
+    mtd = vm.out("cat /proc/mtd")
+    assert 'mtd0: 02000000 00020000 "rootfs"' in mtd, mtd
+    assert '"rootfs_data"' in mtd, mtd
+    # API filesystems were moved, not mounted twice; nothing is left of the initramfs
+    for mp in ("/dev", "/proc", "/sys", "/run"):
+        assert [m["mountpoint"] for m in ctx.mounts(vm)].count(mp) == 1, mp
+    assert vm.sh("test -e /init", check=False)[0] != 0
+    assert vm.sh("test -e /newroot", check=False)[0] != 0
+    # the runtime tool in the root image reads this boot's record
+    assert "mode:      normal" in vm.out("strata status")
+    # log lines reached the kernel log
+    dmesg = vm.out("dmesg")
+    assert "strata: starting" in dmesg and "strata: exec /sbin/init" in dmesg, dmesg
+
+
+@scenario(NOR)
+def boot_record_has_phases(ctx):
+    vm = ctx.machine().boot()
+    rec = ctx.boot_record(vm)
+    assert 0 < rec["init_start_ns"] < rec["exec_ns"], rec
+    names = [p["name"] for p in rec["phases"]]
+    assert names == ["api-mounts", "cmdline", "modules", "partitions", "lower", "upper",
+                     "overlay", "switch-root"], names
+    prev = rec["init_start_ns"]
+    for p in rec["phases"]:
+        assert prev <= p["start_ns"] <= p["end_ns"] <= rec["exec_ns"], p
+        prev = p["end_ns"]
+    assert rec["mode"] == "normal" and rec["degraded_reason"] == "", rec
+    assert rec["init"] == "/sbin/init"
+    assert 0 < rec["cpu_ns"] < rec["exec_ns"] - rec["init_start_ns"], rec
+    assert 0 < rec["maxrss_kb"] < 1024, rec
+    # the initramfs (strata, modules, busybox: > 2 MiB) is freed before exec
+    assert rec["initramfs_bytes_before"] > 2 * 1024 * 1024, rec
+    assert rec["initramfs_bytes_after"] < 64 * 1024, rec
+    layers = {(l["role"], l["fstype"]) for l in rec["layers"]}
+    assert layers == {("lower", "squashfs"), ("upper", "jffs2"), ("root", "overlay")}, layers
+
+
+@scenario(NOR)
+def changes_persist_across_reboot(ctx):
+    dev = ctx.machine()
+    vm = dev.boot()
+    vm.sh("echo kept-$((6*7)) > /root/note && rm /etc/hostname && mkdir -p /srv/a/b")
+    vm.sh("sync")
+    assert vm.poweroff() == 0
+    vm = dev.boot()
+    assert vm.out("cat /root/note") == "kept-42"
+    assert vm.sh("test -e /etc/hostname", check=False)[0] != 0
+    assert vm.sh("test -d /srv/a/b", check=False)[0] == 0
+    # the deletion is a whiteout (char 0:0) in the upper, the lower is untouched
+    assert vm.out("stat -c %F:%t:%T /run/strata/data/system/upper/etc/hostname") == \
+        "character special file:0:0"
+    assert vm.out("cat /run/strata/lower/0/etc/hostname") == "strata"
+
+
+@scenario(NOR)
+def missing_root_partition_reaches_emergency_shell(ctx):
+    vm = ctx.machine().boot(append="strata.root=nosuch strata.rootwait=300")
+    vm.expect(r"root partition 'nosuch' not found after 300 ms; MTD partitions found: "
+              r"\"rootfs\", \"rootfs_data\"", from_start=True)
+    # the shell runs in the initramfs, with strata still PID 1
+    assert vm.out("cat /proc/1/comm") == "init"
+    assert vm.sh("test -x /init")[0] == 0
+    assert "strata: FATAL: root partition 'nosuch'" in vm.out("dmesg")
+
+
+@scenario(NOR)
+def fatal_reboot_policy_reboots(ctx):
+    vm = ctx.machine().boot(append="strata.root=nosuch strata.rootwait=0 strata.fatal=reboot",
+                            wait_shell=False)
+    vm.expect(r"FATAL: root partition 'nosuch' not found", 90)
+    vm.expect(r"rebooting in \d+ s", 30)
+    # -no-reboot turns the guest's reboot into QEMU exiting
+    vm.wait_exit(60)
+    assert "(strata emergency)" not in vm.text
+
+
+@scenario(NOR)
+def cmdline_garbage_is_rejected_by_name(ctx):
+    vm = ctx.machine().boot(append='strata.fatal=bogus strata.rootwait=12x strata.nonsense=1 '
+                                   'strata.init=relative "strata.root=a b/c" strata.debug=maybe')
+    rec = ctx.boot_record(vm)
+    assert rec["cmdline_rejected"] == 6, rec
+    assert rec["mode"] == "normal"
+    dmesg = vm.out("dmesg")
+    for line in ("'strata.fatal': expects shell, hang or reboot",
+                 "'strata.rootwait': expects milliseconds",
+                 "'strata.nonsense': is not a known key",
+                 "'strata.init': must be an absolute path",
+                 "'strata.root': is not a partition name",
+                 "'strata.debug': expects 0 or 1"):
+        assert line in dmesg, line
+
+
+@scenario(NOR)
+def module_parameters_from_cmdline(ctx):
+    # "MODULE.param=" words reach the module as with modprobe: a second phram
+    # device appears next to the board's own
+    vm = ctx.machine().boot(append="phram.phram=extra,0xc000000,0x100000,131072")
+    mtd = vm.out("cat /proc/mtd")
+    assert '"extra"' in mtd and '"rootfs"' in mtd, mtd

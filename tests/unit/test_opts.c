@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Kernel command line parsing. */
+#define UNIT_NAME "opts"
+#include "unit.h"
+#include "../../init/opts.h"
+
+#include <errno.h>
+
+static char reported[1024];
+
+static void report(void *arg, const char *key, const char *why)
+{
+	(*(int *)arg)++;
+	size_t n = strlen(reported);
+	snprintf(reported + n, sizeof(reported) - n, "[%s %s]", key, why);
+}
+
+static void defaults_come_from_config(void)
+{
+	struct strata_opts o;
+	opts_defaults(&o);
+	CHECK_STR(o.init, "/sbin/init");
+	CHECK_STR(o.root_part, "rootfs");
+	CHECK_STR(o.data_part, "rootfs_data");
+	CHECK(o.fatal == FATAL_SHELL);
+	CHECK(o.degraded == DEGRADED_TMPFS);
+	CHECK(o.rootwait_ms == 5000);
+	CHECK(!o.debug);
+}
+
+static void valid_keys_apply(void)
+{
+	struct strata_opts o;
+	int n = 0;
+	opts_defaults(&o);
+	int r = opts_parse_cmdline(&o,
+				   "BOOT_IMAGE=/vmlinuz console=ttyS0 strata.init=/bin/sh "
+				   "strata.root=ubi_rootfs strata.data=data strata.fatal=reboot "
+				   "strata.degraded=emergency strata.rootwait=250 strata.debug\n",
+				   report, &n);
+	CHECK(r == 0 && n == 0);
+	CHECK_STR(o.init, "/bin/sh");
+	CHECK_STR(o.root_part, "ubi_rootfs");
+	CHECK_STR(o.data_part, "data");
+	CHECK(o.fatal == FATAL_REBOOT);
+	CHECK(o.degraded == DEGRADED_EMERGENCY);
+	CHECK(o.rootwait_ms == 250);
+	CHECK(o.debug);
+}
+
+static void bad_values_are_named_and_ignored(void)
+{
+	struct strata_opts o;
+	int n = 0;
+	reported[0] = '\0';
+	opts_defaults(&o);
+	int r = opts_parse_cmdline(&o,
+				   "strata.init=sbin/init strata.fatal=explode strata.rootwait=-1 "
+				   "strata.rootwait=99999999 strata.root strata.data=a/b strata.x=1 "
+				   "strata.debug=perhaps",
+				   report, &n);
+	CHECK(r == 8 && n == 8);
+	CHECK_STR(o.init, "/sbin/init");
+	CHECK(o.fatal == FATAL_SHELL);
+	CHECK(o.rootwait_ms == 5000);
+	CHECK_STR(o.data_part, "rootfs_data");
+	CHECK(strstr(reported, "[strata.init must be an absolute path]") != NULL);
+	CHECK(strstr(reported, "[strata.x is not a known key]") != NULL);
+	CHECK(strstr(reported, "[strata.root needs a value]") != NULL);
+}
+
+static void quotes_group_words(void)
+{
+	const char *c = "a=\"x y\" \"b=1 2\" plain   ";
+	char k[32], v[32];
+	bool hv;
+	CHECK(cmdline_next(&c, k, sizeof(k), v, sizeof(v), &hv) == 1);
+	CHECK_STR(k, "a");
+	CHECK_STR(v, "x y");
+	CHECK(cmdline_next(&c, k, sizeof(k), v, sizeof(v), &hv) == 1);
+	CHECK_STR(k, "b");
+	CHECK_STR(v, "1 2");
+	CHECK(cmdline_next(&c, k, sizeof(k), v, sizeof(v), &hv) == 1);
+	CHECK_STR(k, "plain");
+	CHECK(!hv);
+	CHECK(cmdline_next(&c, k, sizeof(k), v, sizeof(v), &hv) == 0);
+}
+
+static void oversized_words_are_skipped(void)
+{
+	char longval[600];
+	memset(longval, 'x', sizeof(longval) - 1);
+	longval[sizeof(longval) - 1] = '\0';
+	char line[700];
+	snprintf(line, sizeof(line), "strata.init=/%s strata.root=ok", longval);
+	struct strata_opts o;
+	int n = 0;
+	opts_defaults(&o);
+	CHECK(opts_parse_cmdline(&o, line, report, &n) == 1);
+	CHECK_STR(o.init, "/sbin/init");
+	CHECK_STR(o.root_part, "ok");
+}
+
+static void module_params_like_modprobe(void)
+{
+	char out[128] = "base=1";
+	CHECK(cmdline_module_params("quiet virtio_blk.queue=/dev/vda,131072,x "
+				    "virtio-blk.z=\"a b\" other.p=1 virtio_blk.flag virtio_blkx.n=1",
+				    "virtio_blk", out, sizeof(out)) == 0);
+	CHECK_STR(out, "base=1 queue=/dev/vda,131072,x z=\"a b\" flag");
+	char small[8] = "";
+	CHECK(cmdline_module_params("m.param=toolongvalue", "m", small, sizeof(small)) ==
+	      -ENAMETOOLONG);
+}
+
+int main(void)
+{
+	RUN(defaults_come_from_config);
+	RUN(valid_keys_apply);
+	RUN(bad_values_are_named_and_ignored);
+	RUN(quotes_group_words);
+	RUN(oversized_words_are_skipped);
+	RUN(module_params_like_modprobe);
+	return UNIT_EXIT();
+}

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* /proc/mtd, module lists, overlay options, boot record and JSON reading. */
+#define UNIT_NAME "parsers"
+#include "unit.h"
+#include "../../init/bootrec.h"
+#include "../../init/json.h"
+#include "../../init/modules.h"
+#include "../../init/mtd.h"
+#include "../../init/ovl.h"
+
+#include <errno.h>
+
+static const char proc_mtd[] = "dev:    size   erasesize  name\n"
+			       "mtd0: 02000000 00020000 \"rootfs\"\n"
+			       "mtd1: 00800000 00020000 \"rootfs_data\"\n"
+			       "mtd12: 00100000 00010000 \"name with spaces\"\n";
+
+static void mtd_finds_by_exact_name(void)
+{
+	struct mtd_part p;
+	CHECK(mtd_find(proc_mtd, "rootfs_data", &p) == 0);
+	CHECK(p.index == 1 && p.size == 0x800000 && p.erasesize == 0x20000);
+	CHECK(mtd_find(proc_mtd, "rootfs", &p) == 0 && p.index == 0);
+	CHECK(mtd_find(proc_mtd, "name with spaces", &p) == 0 && p.index == 12);
+	CHECK(mtd_find(proc_mtd, "root", &p) == -ENOENT);
+	CHECK(mtd_find("", "rootfs", &p) == -ENOENT);
+}
+
+static void mtd_rejects_malformed(void)
+{
+	struct mtd_part p;
+	CHECK(mtd_find("mtdX: 1 2 \"a\"\n", "a", &p) == -EINVAL);
+	CHECK(mtd_find("mtd0: zz 2 \"a\"\n", "a", &p) == -EINVAL);
+	CHECK(mtd_find("mtd0: 10 20 a\n", "a", &p) == -EINVAL);
+	CHECK(mtd_find("mtd0: 10 20 \"\n", "a", &p) == -EINVAL);
+}
+
+static void mtd_lists_names(void)
+{
+	char buf[128];
+	mtd_list_names(proc_mtd, buf, sizeof(buf));
+	CHECK_STR(buf, "\"rootfs\", \"rootfs_data\", \"name with spaces\"");
+	mtd_list_names("dev:    size   erasesize  name\n", buf, sizeof(buf));
+	CHECK_STR(buf, "none");
+}
+
+static void modlist_parses_lines(void)
+{
+	const char *c = "# comment\n\n  mtd\nphram phram=rootfs,1,2,3  \nbad/name x\nlast";
+	char name[32], params[64];
+	CHECK(modlist_next(&c, name, sizeof(name), params, sizeof(params)) == 1);
+	CHECK_STR(name, "mtd");
+	CHECK_STR(params, "");
+	CHECK(modlist_next(&c, name, sizeof(name), params, sizeof(params)) == 1);
+	CHECK_STR(name, "phram");
+	CHECK_STR(params, "phram=rootfs,1,2,3");
+	CHECK(modlist_next(&c, name, sizeof(name), params, sizeof(params)) == -EINVAL);
+	CHECK(modlist_next(&c, name, sizeof(name), params, sizeof(params)) == 1);
+	CHECK_STR(name, "last");
+	CHECK(modlist_next(&c, name, sizeof(name), params, sizeof(params)) == 0);
+}
+
+static void ovl_options_escape_and_check(void)
+{
+	char buf[256];
+	struct ovl_spec s = { .lowers = { "/l/a", "/l/b,c:d" }, .n_lowers = 2,
+			      .upper = "/u", .work = "/w" };
+	CHECK(ovl_build_options(&s, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "lowerdir=/l/a:/l/b\\,c\\:d,upperdir=/u,workdir=/w");
+	char tiny[20];
+	CHECK(ovl_build_options(&s, tiny, sizeof(tiny)) == -ENAMETOOLONG);
+	struct ovl_spec ro_one = { .lowers = { "/l" }, .n_lowers = 1 };
+	CHECK(ovl_build_options(&ro_one, buf, sizeof(buf)) == -EINVAL);
+	struct ovl_spec no_work = { .lowers = { "/l" }, .n_lowers = 1, .upper = "/u" };
+	CHECK(ovl_build_options(&no_work, buf, sizeof(buf)) == -EINVAL);
+	struct ovl_spec none = { .n_lowers = 0 };
+	CHECK(ovl_build_options(&none, buf, sizeof(buf)) == -EINVAL);
+}
+
+static void bootrec_round_trips(void)
+{
+	static struct bootrec rec;
+	static char json[8192];
+	char s[64];
+	uint64_t v;
+	rec.init_start_ns = 100;
+	rec.exec_ns = 2000000123ULL;
+	snprintf(rec.init, sizeof(rec.init), "/sbin/\"init\"");
+	snprintf(rec.degraded_reason, sizeof(rec.degraded_reason), "a\nb");
+	bootrec_phase_begin(&rec, "modules", 200);
+	bootrec_phase_end(&rec, 300);
+	bootrec_add_layer(&rec, "lower");
+	CHECK(bootrec_format_json(&rec, json, sizeof(json)) > 0);
+	CHECK(json_get_u64(json, "exec_ns", &v) == 0 && v == 2000000123ULL);
+	CHECK(json_get_string(json, "init", s, sizeof(s)) == 0);
+	CHECK_STR(s, "/sbin/\"init\"");
+	CHECK(json_get_string(json, "mode", s, sizeof(s)) == 0);
+	CHECK_STR(s, "degraded");
+	CHECK(json_get_string(json, "degraded_reason", s, sizeof(s)) == 0);
+	CHECK_STR(s, "a\nb");
+	CHECK(json_get_u64(json, "end_ns", &v) == 0 && v == 300);
+	CHECK(json_get_string(json, "nope", s, sizeof(s)) == -ENOENT);
+	char small[16];
+	CHECK(bootrec_format_json(&rec, small, sizeof(small)) == -ENAMETOOLONG);
+}
+
+static void json_rejects_bad_text(void)
+{
+	char s[8];
+	uint64_t v;
+	CHECK(json_get_string("{\"k\": 12}", "k", s, sizeof(s)) == -EINVAL);
+	CHECK(json_get_string("{\"k\": \"ab", "k", s, sizeof(s)) == -EINVAL);
+	CHECK(json_get_string("{\"k\": \"much too long\"}", "k", s, sizeof(s)) == -ENAMETOOLONG);
+	CHECK(json_get_string("{\"k\": \"\\u00\"}", "k", s, sizeof(s)) == -EINVAL);
+	CHECK(json_get_u64("{\"k\": -1}", "k", &v) == -EINVAL);
+	CHECK(json_get_u64("{\"x\": \"k\", \"k\": 7}", "k", &v) == 0 && v == 7);
+}
+
+int main(void)
+{
+	RUN(mtd_finds_by_exact_name);
+	RUN(mtd_rejects_malformed);
+	RUN(mtd_lists_names);
+	RUN(modlist_parses_lines);
+	RUN(ovl_options_escape_and_check);
+	RUN(bootrec_round_trips);
+	RUN(json_rejects_bad_text);
+	return UNIT_EXIT();
+}
