@@ -30,6 +30,7 @@ int main(int argc, char **argv)
 	if (getpid() == 1) {
 		static struct strata_ctx ctx;
 		ctx.rec.init_start_ns = now_boottime_ns();
+		ctx.rec.cpu_ns = process_cpu_ns(); /* turned into a difference at exec */
 		log_open();
 		log_info("starting (" STRATA_VERSION ")");
 		opts_defaults(&ctx.opts);

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <stdio.h>
@@ -125,12 +124,11 @@ void exec_init(struct strata_ctx *ctx)
 	log_open();
 
 	snprintf(ctx->rec.init, sizeof(ctx->rec.init), "%s", ctx->opts.init);
-	struct rusage ru;
-	if (getrusage(RUSAGE_SELF, &ru) == 0) {
-		ctx->rec.cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
-				  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
-		ctx->rec.maxrss_kb = ru.ru_maxrss;
-	}
+	/* PID 1 ran the kernel's initcalls before it became strata: count from main() */
+	ctx->rec.cpu_ns = process_cpu_ns() - ctx->rec.cpu_ns;
+	char status[2048];
+	if (read_file("/proc/self/status", status, sizeof(status)) > 0)
+		ctx->rec.maxrss_kb = proc_status_kb(status, "VmHWM");
 	ctx->rec.exec_ns = now_boottime_ns();
 	boot_record_write(ctx);
 	log_info("exec %s after %llu ms", ctx->opts.init,

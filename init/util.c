@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -17,6 +18,27 @@ uint64_t now_boottime_ns(void)
 	if (clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+long proc_status_kb(const char *status, const char *key)
+{
+	size_t klen = strlen(key);
+	for (const char *p = status; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, klen) == 0 && p[klen] == ':') {
+			char *end;
+			long v = strtol(p + klen + 1, &end, 10);
+			return end == p + klen + 1 ? -1 : v;
+		}
+	}
+	return -1;
 }
 
 ssize_t read_file(const char *path, char *buf, size_t len)

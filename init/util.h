@@ -11,6 +11,10 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 uint64_t now_boottime_ns(void);
+/* CPU time this process has used (CLOCK_PROCESS_CPUTIME_ID). */
+uint64_t process_cpu_ns(void);
+/* A "Key:   N kB" field of /proc/PID/status text; -1 when absent. */
+long proc_status_kb(const char *status, const char *key);
 /* Reads at most len-1 bytes and NUL-terminates. Returns the length or -errno. */
 ssize_t read_file(const char *path, char *buf, size_t len);
 /* Writes path.tmp, fsyncs it when durable, renames it over path. */

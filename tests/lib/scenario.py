@@ -32,9 +32,17 @@ class Context:
         self.board = board
         self.images = images
         self.workdir = workdir
+        self.machines = []
 
     def machine(self, name="dev"):
-        return Machine(self.images, os.path.join(self.workdir, name))
+        m = Machine(self.images, os.path.join(self.workdir, name))
+        self.machines.append(m)
+        return m
+
+    def cleanup(self):
+        """Every emulator a scenario started stops with it, pass or fail."""
+        for m in self.machines:
+            m.stop()
 
     @staticmethod
     def boot_record(vm):
@@ -76,8 +84,9 @@ def run_one(sc, images_root, work_root):
         reason = sc["skip_unless"]()
         if reason:
             return "SKIP", sc, reason, 0.0
+    ctx = Context(sc["board"], images, workdir)
     try:
-        sc["fn"](Context(sc["board"], images, workdir))
+        sc["fn"](ctx)
         return "PASS", sc, "", time.monotonic() - t0
     except Exception as e:  # noqa: BLE001 - any failure of a scenario is reported
         detail = "".join(traceback.format_exception_only(type(e), e)).strip()
@@ -85,6 +94,8 @@ def run_one(sc, images_root, work_root):
         line = next((f"{os.path.basename(f.filename)}:{f.lineno}" for f in reversed(where)
                      if "scenarios" in f.filename), "")
         return "FAIL", sc, f"{line} {detail}\n  logs: {workdir}", time.monotonic() - t0
+    finally:
+        ctx.cleanup()
 
 
 def main(argv):
@@ -120,4 +131,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    # scenario files import this file as "scenario"; run that module's main so
+    # they register with the same registry
+    import scenario as registry
+    sys.exit(registry.main(sys.argv[1:]))

@@ -39,7 +39,12 @@ class Machine:
     def path(self, name):
         return os.path.join(self.dir, name)
 
+    def stop(self):
+        if self.vm:
+            self.vm.kill()
+
     def boot(self, append="", qemu_args=(), wait_shell=True, timeout=120):
+        self.stop()
         self.boots += 1
         log = os.path.join(self.workdir, "console-%d.log" % self.boots)
         self.vm = VM(self.path("start-qemu.sh"), log, append, qemu_args)
@@ -102,7 +107,7 @@ class VM:
         self.proc.stdin.flush()
 
     def wait_shell(self, timeout=120):
-        self.expect(r"(root@[\w-]+:[^\r\n]*# |\(strata emergency\) # )", timeout)
+        self.expect(r"(root@[^:\s]+:[^\r\n]*# |\(strata emergency\) # )", timeout)
 
     def sh(self, cmd, timeout=60, check=True):
         """Runs cmd in the console shell; returns (rc, output)."""
@@ -149,4 +154,5 @@ class VM:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
         self.reader.join(5)
-        self.logfile.close()
+        if not self.logfile.closed:
+            self.logfile.close()

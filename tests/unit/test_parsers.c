@@ -7,6 +7,7 @@
 #include "../../init/modules.h"
 #include "../../init/mtd.h"
 #include "../../init/ovl.h"
+#include "../../init/util.h"
 
 #include <errno.h>
 
@@ -116,6 +117,16 @@ static void json_rejects_bad_text(void)
 	CHECK(json_get_u64("{\"x\": \"k\", \"k\": 7}", "k", &v) == 0 && v == 7);
 }
 
+static void proc_status_fields(void)
+{
+	const char *st = "Name:\tinit\nVmPeak:\t  1234 kB\nVmHWM:\t     456 kB\nVmX:\n";
+	CHECK(proc_status_kb(st, "VmHWM") == 456);
+	CHECK(proc_status_kb(st, "VmPeak") == 1234);
+	CHECK(proc_status_kb(st, "VmRSS") == -1);
+	CHECK(proc_status_kb(st, "VmX") == -1);
+	CHECK(proc_status_kb("", "VmHWM") == -1);
+}
+
 int main(void)
 {
 	RUN(mtd_finds_by_exact_name);
@@ -125,5 +136,6 @@ int main(void)
 	RUN(ovl_options_escape_and_check);
 	RUN(bootrec_round_trips);
 	RUN(json_rejects_bad_text);
+	RUN(proc_status_fields);
 	return UNIT_EXIT();
 }

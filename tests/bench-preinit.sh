@@ -1,0 +1,24 @@
+#!/bin/sh
+# The same job as strata, done by a plain busybox-shell preinit: the
+# baseline `make bench` compares strata's assembly time against.
+echo "preinit: start" > /dev/kmsg
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs -o mode=0755 tmpfs /run
+while read -r mod params; do
+	case "$mod" in '' | \#*) continue ;; esac
+	insmod "/lib/modules/$mod.ko.xz" $params
+done < /etc/strata/modules
+root=$(sed -n 's/^mtd\([0-9]*\):.*"rootfs"$/\1/p' /proc/mtd)
+data=$(sed -n 's/^mtd\([0-9]*\):.*"rootfs_data"$/\1/p' /proc/mtd)
+mkdir -p /run/strata/lower/0 /run/strata/data
+mount -t squashfs -o ro "/dev/mtdblock$root" /run/strata/lower/0
+mount -t jffs2 "mtd$data" /run/strata/data
+mkdir -p /run/strata/data/system/upper /run/strata/data/system/work
+mount -t overlay overlay -o lowerdir=/run/strata/lower/0,upperdir=/run/strata/data/system/upper,workdir=/run/strata/data/system/work /newroot
+for d in dev proc sys run; do
+	mount --move "/$d" "/newroot/$d"
+done
+echo "preinit: exec" > /newroot/dev/kmsg
+exec switch_root /newroot /sbin/init

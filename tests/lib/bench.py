@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""make bench: boot-time, CPU, memory and size figures of strata on a board,
+beside a plain busybox-shell preinit doing the same job in the same run."""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vm import Machine  # noqa: E402
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def kmsg_interval(dmesg, start, end):
+    ts = {}
+    for line in dmesg.splitlines():
+        m = re.match(r"\[\s*(\d+\.\d+)\] (.*)", line)
+        if m:
+            for key in (start, end):
+                if m.group(2).startswith(key) and key not in ts:
+                    ts[key] = float(m.group(1))
+    return (ts[end] - ts[start]) * 1000.0
+
+
+def shell_images(build, images, out):
+    """images with the initramfs's /init replaced by tests/bench-preinit.sh"""
+    os.makedirs(out, exist_ok=True)
+    for name in os.listdir(images):
+        dst = os.path.join(out, name)
+        if not os.path.lexists(dst) and not name.startswith("initramfs"):
+            os.symlink(os.path.join(images, name), dst)
+    shutil.copy2(os.path.join(images, "start-qemu.sh"), os.path.join(out, "start-qemu.sh"))
+    lst = open(os.path.join(build, "initramfs.list")).read()
+    lst = re.sub(r"^file /init .*$", "file /init %s/tests/bench-preinit.sh 0755 0 0" % TOP,
+                 lst, flags=re.M)
+    if "file /bin/busybox" not in lst:
+        sys.exit("bench: the preinit baseline needs CONFIG_STRATA_EMERGENCY_SHELL=y (busybox)")
+    path = os.path.join(build, "initramfs-shell.list")
+    open(path, "w").write(lst)
+    script = open(os.path.join(images, "start-qemu.sh")).read()
+    m = re.search(r'^initramfs="\$here/(initramfs\.cpio\.(\w+))"', script, re.M)
+    comp = {"xz": ["xz", "-9", "--check=crc32"], "gz": ["gzip", "-9", "-n"]}[m.group(2)]
+    with open(os.path.join(out, m.group(1)), "wb") as f:
+        p1 = subprocess.Popen([os.path.join(build, "mkcpio"), path], stdout=subprocess.PIPE)
+        subprocess.check_call(comp, stdin=p1.stdout, stdout=f)
+        if p1.wait():
+            sys.exit("bench: mkcpio failed")
+
+
+def boot_once(kind, images, work):
+    vm = Machine(images, work).boot(timeout=180)
+    try:
+        dmesg = vm.out("dmesg")
+        if kind == "strata":
+            rec = json.loads(vm.out("cat /run/strata/boot.json"))
+            return {"ms": (rec["exec_ns"] - rec["init_start_ns"]) / 1e6,
+                    "kmsg_ms": kmsg_interval(dmesg, "strata: starting", "strata: exec"),
+                    "cpu_ms": rec["cpu_ns"] / 1e6, "rss_kb": rec["maxrss_kb"]}
+        return {"kmsg_ms": kmsg_interval(dmesg, "preinit: start", "preinit: exec")}
+    finally:
+        vm.kill()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--board", default="qemu_x86_64_nor")
+    ap.add_argument("--boots", type=int, default=5)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    args = ap.parse_args()
+    o = os.path.join(args.out, args.board)
+    subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, args.board + "_defconfig"])
+    subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, "all"], stdout=subprocess.DEVNULL)
+    images, build = os.path.join(o, "images"), os.path.join(o, "build")
+    shimg = os.path.join(o, "images-shell")
+    shell_images(build, images, shimg)
+
+    work = os.path.join(o, "bench-work")
+    shutil.rmtree(work, ignore_errors=True)
+    jobs = []
+    for i in range(args.boots):
+        jobs.append(("strata", images, os.path.join(work, "strata-%d" % i)))
+        jobs.append(("shell", shimg, os.path.join(work, "shell-%d" % i)))
+    res = {"strata": [], "shell": []}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
+        for (kind, _, _), r in zip(jobs, ex.map(lambda j: boot_once(*j), jobs)):
+            res[kind].append(r)
+
+    med = lambda kind, key: statistics.median(r[key] for r in res[kind])  # noqa: E731
+    strata_ms, strata_kmsg = med("strata", "ms"), med("strata", "kmsg_ms")
+    shell_ms = med("shell", "kmsg_ms")
+    binary = os.path.getsize(os.path.join(build, "strata"))
+    initramfs = [f for f in os.listdir(images) if f.startswith("initramfs.cpio")][0]
+    rows = [
+        ("board", args.board, ""),
+        ("boots per variant", str(args.boots), "QEMU TCG, %d in parallel" % args.jobs),
+        ("strata assembly (exec_ns - init_start_ns)", "%.1f ms" % strata_ms, "median"),
+        ("strata assembly (kmsg timestamps)", "%.1f ms" % strata_kmsg, "median"),
+        ("busybox-shell preinit (kmsg timestamps)", "%.1f ms" % shell_ms, "median"),
+        ("ratio strata / shell", "%.2f" % (strata_kmsg / shell_ms), "target <= 0.50"),
+        ("strata CPU time", "%.1f ms" % med("strata", "cpu_ms"),
+         "%.0f%% of wall; kernel work on its behalf (module loading) included"
+         % (100 * med("strata", "cpu_ms") / strata_ms)),
+        ("strata peak RSS (VmHWM)", "%d KiB" % max(r["rss_kb"] for r in res["strata"]),
+         "target < 1024 KiB"),
+        ("strata stripped static binary", "%d bytes" % binary, "target <= 131072"),
+        ("initramfs (%s)" % initramfs, "%d bytes" % os.path.getsize(os.path.join(images, initramfs)), ""),
+    ]
+    w = max(len(r[0]) for r in rows)
+    text = "\n".join("%-*s  %-14s %s" % (w, a, b, c) for a, b, c in rows) + "\n"
+    sys.stdout.write(text)
+    with open(os.path.join(args.out, "bench.txt"), "w") as f:
+        f.write(text)
+    with open(os.path.join(args.out, "bench.json"), "w") as f:
+        json.dump({"board": args.board, "results": res}, f, indent=1)
+    print("written to %s/bench.txt and bench.json" % args.out)
+
+
+if __name__ == "__main__":
+    main()
