@@ -86,38 +86,50 @@ static void parse_cmdline(struct strata_ctx *ctx)
 	log_set_debug(ctx->opts.debug);
 }
 
+static void report_bad_module_line(void *arg, unsigned line, int err)
+{
+	(void)arg;
+	log_error_errno(err, "%s: bad entry %u: %m", STRATA_MODULE_LIST, line);
+}
+
 static void load_modules(struct strata_ctx *ctx)
 {
-	static char list[8192];
-	char name[64], params[512];
+	static char list[8192], deps[8192];
+	static struct modplan plan;
 	ssize_t n = read_file(STRATA_MODULE_LIST, list, sizeof(list));
 	if (n == -ENOENT)
 		return;
 	if (n < 0)
 		fatal(ctx, "cannot read %s: %s", STRATA_MODULE_LIST, strerror((int)-n));
-
-	const char *cursor = list;
-	unsigned line = 0;
-	int r;
-	while ((r = modlist_next(&cursor, name, sizeof(name), params, sizeof(params))) != 0) {
-		line++;
-		if (r < 0) {
-			log_error_errno(r, "%s: bad entry %u: %m", STRATA_MODULE_LIST, line);
-			continue;
-		}
-		r = cmdline_module_params(ctx->cmdline, name, params, sizeof(params));
-		if (r < 0)
+	if (read_file(STRATA_MODULE_DEPS, deps, sizeof(deps)) < 0)
+		deps[0] = '\0'; /* without it, modules load one after another */
+	if (modplan_parse(&plan, list, deps[0] ? deps : NULL, report_bad_module_line, NULL) < 0)
+		log_error("%s lists more than %d modules; loading the first %d", STRATA_MODULE_LIST,
+			  MODPLAN_MAX, MODPLAN_MAX);
+	if (!deps[0])
+		for (size_t i = 1; i < plan.n; i++)
+			plan.e[i].deps = (UINT64_C(1) << i) - 1;
+	for (size_t i = 0; i < plan.n; i++)
+		if (cmdline_module_params(ctx->cmdline, plan.e[i].name, plan.e[i].params,
+					  sizeof(plan.e[i].params)) < 0)
 			log_warn("parameters for module %s from the command line are too long; "
-				 "using the board's only",
-				 name);
-		uint64_t t0 = now_boottime_ns();
-		r = module_load(STRATA_MODULE_DIR, name, params);
-		if (r < 0)
-			log_error_errno(r, "cannot load module %s%s%s: %m", name, params[0] ? " " : "",
-					params);
+				 "some are ignored",
+				 plan.e[i].name);
+
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	modplan_run(&plan, STRATA_MODULE_DIR, cpus > 1 ? (unsigned)cpus : 1);
+
+	for (size_t i = 0; i < plan.n; i++) {
+		const struct modplan_entry *e = &plan.e[i];
+		if (e->state == MOD_FAILED)
+			log_error_errno(e->err, "cannot load module %s%s%s: %m", e->name,
+					e->params[0] ? " " : "", e->params);
+		else if (e->state == MOD_SKIPPED)
+			log_error("module %s not loaded: it needs %s, which failed", e->name,
+				  plan.e[e->err].name);
 		else
-			log_debug("loaded %s %s in %llu us", name, params,
-				  (unsigned long long)((now_boottime_ns() - t0) / 1000u));
+			log_debug("loaded %s %s in %llu us", e->name, e->params,
+				  (unsigned long long)(e->ns / 1000u));
 	}
 }
 

@@ -40,10 +40,12 @@ int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 	strbuf_printf(&sb,
 		      "{\n  \"version\": 1,\n  \"init_start_ns\": %" PRIu64
 		      ",\n  \"exec_ns\": %" PRIu64 ",\n  \"cpu_ns\": %" PRIu64
+		      ",\n  \"cpu_user_ns\": %" PRIu64 ",\n  \"cpu_sys_ns\": %" PRIu64
 		      ",\n  \"maxrss_kb\": %ld,\n  \"initramfs_bytes_before\": %" PRIu64
 		      ",\n  \"initramfs_bytes_after\": %" PRIu64
 		      ",\n  \"cmdline_rejected\": %u,\n  \"init\": ",
-		      rec->init_start_ns, rec->exec_ns, rec->cpu_ns, rec->maxrss_kb,
+		      rec->init_start_ns, rec->exec_ns, rec->cpu_ns, rec->cpu_user_ns,
+		      rec->cpu_sys_ns, rec->maxrss_kb,
 		      rec->initramfs_bytes_before, rec->initramfs_bytes_after,
 		      rec->cmdline_rejected);
 	strbuf_json_str(&sb, rec->init);

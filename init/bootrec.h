@@ -23,7 +23,10 @@ struct bootrec_layer {
 };
 
 struct bootrec {
-	uint64_t init_start_ns, exec_ns, cpu_ns;
+	uint64_t init_start_ns, exec_ns;
+	uint64_t cpu_ns;      /* CPU time of PID 1 from main() to exec, all threads */
+	uint64_t cpu_user_ns; /* of which in strata's own code */
+	uint64_t cpu_sys_ns;  /* of which in the kernel on its behalf (module loading, mounts) */
 	long maxrss_kb;
 	uint64_t initramfs_bytes_before, initramfs_bytes_after;
 	unsigned cmdline_rejected;

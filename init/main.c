@@ -30,7 +30,10 @@ int main(int argc, char **argv)
 	if (getpid() == 1) {
 		static struct strata_ctx ctx;
 		ctx.rec.init_start_ns = now_boottime_ns();
-		ctx.rec.cpu_ns = process_cpu_ns(); /* turned into a difference at exec */
+		/* PID 1 ran the kernel's initcalls before it became strata: the CPU
+		 * figures are differences from here, taken at exec */
+		ctx.rec.cpu_ns = process_cpu_ns();
+		process_rusage_ns(&ctx.rec.cpu_user_ns, &ctx.rec.cpu_sys_ns);
 		log_open();
 		log_info("starting (" STRATA_VERSION ")");
 		opts_defaults(&ctx.opts);

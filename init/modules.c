@@ -2,7 +2,10 @@
 /* Kernel module loading with finit_module; the list comes from the board. */
 #include "modules.h"
 
+#include "util.h"
+
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -90,4 +93,153 @@ int module_load(const char *dir, const char *name, const char *params)
 		return -err;
 	}
 	return -ENOENT;
+}
+
+static int plan_index(const struct modplan *plan, const char *name, size_t len)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (strlen(plan->e[i].name) == len && strncmp(plan->e[i].name, name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+int modplan_parse(struct modplan *plan, const char *list, const char *deps,
+		  void (*report)(void *arg, unsigned line, int err), void *arg)
+{
+	struct modplan_entry *e;
+	unsigned line = 0;
+	int r;
+
+	memset(plan, 0, sizeof(*plan));
+	for (;;) {
+		/* a full plan still parses into its last slot to see whether more follow */
+		e = &plan->e[plan->n < MODPLAN_MAX ? plan->n : MODPLAN_MAX - 1];
+		struct modplan_entry saved = *e;
+		r = modlist_next(&list, e->name, sizeof(e->name), e->params, sizeof(e->params));
+		if (r == 0)
+			break;
+		line++;
+		if (r < 0) {
+			if (report)
+				report(arg, line, r);
+			continue;
+		}
+		if (plan->n == MODPLAN_MAX) {
+			*e = saved;
+			return -E2BIG;
+		}
+		plan->n++;
+	}
+	/* "name: dep dep" lines; a module may only wait for one listed before it */
+	for (const char *p = deps; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		const char *colon = memchr(p, ':', len);
+		int self = colon ? plan_index(plan, p, (size_t)(colon - p)) : -1;
+		if (self >= 0) {
+			const char *d = colon + 1, *end = p + len;
+			while (d < end) {
+				while (d < end && (*d == ' ' || *d == '\t'))
+					d++;
+				const char *w = d;
+				while (d < end && *d != ' ' && *d != '\t')
+					d++;
+				int dep = d > w ? plan_index(plan, w, (size_t)(d - w)) : -1;
+				if (dep >= 0 && dep < self)
+					plan->e[self].deps |= UINT64_C(1) << dep;
+			}
+		}
+		p += len + (nl ? 1 : 0);
+	}
+	return 0;
+}
+
+int modplan_next(struct modplan *plan)
+{
+	bool left = false;
+	for (size_t i = 0; i < plan->n; i++) {
+		struct modplan_entry *e = &plan->e[i];
+		if (e->state != MOD_PENDING)
+			continue;
+		bool ready = true;
+		for (size_t d = 0; d < plan->n && ready; d++) {
+			if (!(e->deps & (UINT64_C(1) << d)))
+				continue;
+			enum mod_state ds = plan->e[d].state;
+			if (ds == MOD_FAILED || ds == MOD_SKIPPED) {
+				e->state = MOD_SKIPPED;
+				e->err = (int)d;
+				ready = false;
+			} else if (ds != MOD_DONE) {
+				ready = false;
+				left = true;
+			}
+		}
+		if (e->state == MOD_SKIPPED)
+			continue;
+		if (ready) {
+			e->state = MOD_LOADING;
+			return (int)i;
+		}
+	}
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->e[i].state == MOD_LOADING)
+			left = true;
+	return left ? -EAGAIN : -ENOENT;
+}
+
+struct loader {
+	struct modplan *plan;
+	const char *dir;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+};
+
+static void *loader_thread(void *arg)
+{
+	struct loader *ld = arg;
+	pthread_mutex_lock(&ld->lock);
+	for (;;) {
+		int i = modplan_next(ld->plan);
+		if (i == -ENOENT)
+			break;
+		if (i == -EAGAIN) {
+			pthread_cond_wait(&ld->changed, &ld->lock);
+			continue;
+		}
+		struct modplan_entry *e = &ld->plan->e[i];
+		pthread_mutex_unlock(&ld->lock);
+		uint64_t t0 = now_boottime_ns();
+		int r = module_load(ld->dir, e->name, e->params);
+		uint64_t t1 = now_boottime_ns();
+		pthread_mutex_lock(&ld->lock);
+		e->ns = t1 - t0;
+		e->err = r;
+		e->state = r < 0 ? MOD_FAILED : MOD_DONE;
+		pthread_cond_broadcast(&ld->changed);
+	}
+	pthread_cond_broadcast(&ld->changed);
+	pthread_mutex_unlock(&ld->lock);
+	return NULL;
+}
+
+void modplan_run(struct modplan *plan, const char *dir, unsigned threads)
+{
+	struct loader ld = { plan, dir, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
+	pthread_t tids[8];
+	pthread_attr_t attr;
+	unsigned started = 0;
+
+	if (threads > ARRAY_SIZE(tids) + 1)
+		threads = ARRAY_SIZE(tids) + 1;
+	/* small stacks: PID 1 stays well under 1 MiB */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (unsigned i = 1; i < threads; i++)
+		if (pthread_create(&tids[started], &attr, loader_thread, &ld) == 0)
+			started++;
+	pthread_attr_destroy(&attr);
+	loader_thread(&ld); /* the calling thread loads too */
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
 }

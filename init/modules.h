@@ -4,6 +4,26 @@
 #define STRATA_MODULES_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#define MODPLAN_MAX 64
+
+enum mod_state { MOD_PENDING, MOD_LOADING, MOD_DONE, MOD_FAILED, MOD_SKIPPED };
+
+struct modplan_entry {
+	char name[64];
+	char params[512];
+	uint64_t deps; /* bit i: needs entry i loaded first */
+	enum mod_state state;
+	int err;      /* -errno when FAILED; for SKIPPED, the index of the failed dependency */
+	uint64_t ns;  /* time finit_module took */
+};
+
+/* The board's module list with dependencies: loaded in parallel, in dependency order. */
+struct modplan {
+	struct modplan_entry e[MODPLAN_MAX];
+	size_t n;
+};
 
 /*
  * Next entry of a module list: "name [param=value ...]" per line, '#'
@@ -17,5 +37,23 @@ int modlist_next(const char **cursor, char *name, size_t namelen, char *params, 
  * Returns 0 (also when already loaded or built in) or -errno.
  */
 int module_load(const char *dir, const char *name, const char *params);
+
+/*
+ * Builds a plan from the module list and a dependency text ("name: dep dep"
+ * per line; unknown names are ignored). Bad list lines are reported through
+ * report(arg, line_number, -errno) and skipped. Returns 0 or -E2BIG.
+ */
+int modplan_parse(struct modplan *plan, const char *list, const char *deps,
+		  void (*report)(void *arg, unsigned line, int err), void *arg);
+
+/*
+ * Picks the next entry whose dependencies are all loaded and marks it
+ * LOADING; entries depending on a failed one become SKIPPED. Returns its
+ * index, -EAGAIN when nothing is ready yet, -ENOENT when nothing is left.
+ */
+int modplan_next(struct modplan *plan);
+
+/* Loads every entry with up to `threads` loaders at once. */
+void modplan_run(struct modplan *plan, const char *dir, unsigned threads);
 
 #endif

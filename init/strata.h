@@ -12,6 +12,7 @@
 #define STRATA_DATA_DIR STRATA_RUN_DIR "/data"
 #define STRATA_NEWROOT "/newroot"
 #define STRATA_MODULE_LIST "/etc/strata/modules"
+#define STRATA_MODULE_DEPS "/etc/strata/modules.dep"
 #define STRATA_MODULE_DIR "/lib/modules"
 
 struct strata_ctx {

@@ -124,8 +124,11 @@ void exec_init(struct strata_ctx *ctx)
 	log_open();
 
 	snprintf(ctx->rec.init, sizeof(ctx->rec.init), "%s", ctx->opts.init);
-	/* PID 1 ran the kernel's initcalls before it became strata: count from main() */
+	uint64_t user_ns, sys_ns;
 	ctx->rec.cpu_ns = process_cpu_ns() - ctx->rec.cpu_ns;
+	process_rusage_ns(&user_ns, &sys_ns);
+	ctx->rec.cpu_user_ns = user_ns - ctx->rec.cpu_user_ns;
+	ctx->rec.cpu_sys_ns = sys_ns - ctx->rec.cpu_sys_ns;
 	char status[2048];
 	if (read_file("/proc/self/status", status, sizeof(status)) > 0)
 		ctx->rec.maxrss_kb = proc_status_kb(status, "VmHWM");

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +27,21 @@ uint64_t process_cpu_ns(void)
 	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t timeval_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
+}
+
+void process_rusage_ns(uint64_t *user_ns, uint64_t *sys_ns)
+{
+	struct rusage ru;
+	*user_ns = *sys_ns = 0;
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		*user_ns = timeval_ns(&ru.ru_utime);
+		*sys_ns = timeval_ns(&ru.ru_stime);
+	}
 }
 
 long proc_status_kb(const char *status, const char *key)

@@ -13,6 +13,8 @@
 uint64_t now_boottime_ns(void);
 /* CPU time this process has used (CLOCK_PROCESS_CPUTIME_ID). */
 uint64_t process_cpu_ns(void);
+/* User and system CPU time of this process (getrusage), in ns. */
+void process_rusage_ns(uint64_t *user_ns, uint64_t *sys_ns);
 /* A "Key:   N kB" field of /proc/PID/status text; -1 when absent. */
 long proc_status_kb(const char *status, const char *key);
 /* Reads at most len-1 bytes and NUL-terminates. Returns the length or -errno. */

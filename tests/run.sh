@@ -39,7 +39,7 @@ tally() {
 pure_srcs="$top/init/opts.c $top/init/mtd.c $top/init/ovl.c $top/init/strbuf.c \
 $top/init/modules.c $top/init/bootrec.c $top/init/json.c $top/init/util.c"
 warnings=$(make -s -C "$top" print-warnings)
-san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+san="-pthread -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 mkdir -p "$out/unit"
 for src in "$top"/tests/unit/test_*.c; do
 	name=$(basename "$src" .c)

@@ -62,6 +62,7 @@ list="$BUILD/initramfs.list"
 	done
 	echo "file /init $STRATA_BIN 0755 0 0"
 	echo "file /etc/strata/modules $initramfs/modules.list 0644 0 0"
+	echo "file /etc/strata/modules.dep $initramfs/modules.list.dep 0644 0 0"
 	for m in $(cd "$initramfs/modules" && ls | sort); do
 		echo "file /lib/modules/$m $initramfs/modules/$m 0644 0 0"
 	done

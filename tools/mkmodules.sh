@@ -3,6 +3,8 @@
 # Resolves a board's module list against the kernel's modules.dep: writes the
 # init's load list (dependencies first, each module once) and copies the
 # module files.
+# The dependency file ("name: dep ...") lets the init load independent
+# modules in parallel.
 # usage: mkmodules.sh BOARD_MODULES KERNEL_DIR OUT_LIST OUT_MODDIR
 set -eu
 list=$1 kdir=$2 out=$3 moddir=$4
@@ -10,6 +12,7 @@ kver=$(cat "$kdir/.complete")
 dep="$kdir/lib/modules/$kver/modules.dep"
 mkdir -p "$moddir"
 : > "$out"
+: > "$out.dep"
 awk -v depfile="$dep" -v out="$out" -v moddir="$moddir" -v kmods="$kdir/lib/modules/$kver" '
 function norm(s) { gsub(/-/, "_", s); return s }
 function modname(path,   n) { n = path; sub(/.*\//, "", n); sub(/\.ko(\.[a-z]+)?$/, "", n); return norm(n) }
@@ -25,6 +28,9 @@ function emit(m, params,   d, n, i) {
 	n = split(deps[m], d, " ")
 	for (i = n; i >= 1; i--) emit(modname(d[i]), "")   # modules.dep lists deepest last
 	print m (params != "" ? " " params : "") >> out
+	line = m ":"
+	for (i = 1; i <= n; i++) line = line " " modname(d[i])
+	print line >> (out ".dep")
 	f = file[m]; ext = f; sub(/.*\.ko/, ".ko", ext)
 	if (system("cp \"" kmods "/" f "\" \"" moddir "/" m ext "\"") != 0) exit 1
 }

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # QEMU line of qemu_x86_64_nor, sourced by start-qemu.sh with $here set to
 # the images directory. The NOR image sits in RAM reserved by memmap=.
-board_qemu=(qemu-system-x86_64 -M pc -m 256 -nographic -no-user-config -nic none
+board_qemu=(qemu-system-x86_64 -M pc -smp 2 -m 256 -nographic -no-user-config -nic none
 	-kernel "$here/kernel" -initrd "$initramfs"
 	-device "loader,file=$here/flash-rootfs.bin,addr=0xc000000,force-raw=on"
 	-drive "file=$here/flash-data.bin,if=virtio,format=raw")

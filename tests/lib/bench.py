@@ -33,7 +33,7 @@ def shell_images(build, images, out):
     os.makedirs(out, exist_ok=True)
     for name in os.listdir(images):
         dst = os.path.join(out, name)
-        if not os.path.lexists(dst) and not name.startswith("initramfs"):
+        if not os.path.lexists(dst) and not name.startswith(("initramfs", "start-qemu")):
             os.symlink(os.path.join(images, name), dst)
     shutil.copy2(os.path.join(images, "start-qemu.sh"), os.path.join(out, "start-qemu.sh"))
     lst = open(os.path.join(build, "initramfs.list")).read()
@@ -61,7 +61,8 @@ def boot_once(kind, images, work):
             rec = json.loads(vm.out("cat /run/strata/boot.json"))
             return {"ms": (rec["exec_ns"] - rec["init_start_ns"]) / 1e6,
                     "kmsg_ms": kmsg_interval(dmesg, "strata: starting", "strata: exec"),
-                    "cpu_ms": rec["cpu_ns"] / 1e6, "rss_kb": rec["maxrss_kb"]}
+                    "cpu_ms": rec["cpu_ns"] / 1e6, "user_ms": rec["cpu_user_ns"] / 1e6,
+                    "sys_ms": rec["cpu_sys_ns"] / 1e6, "rss_kb": rec["maxrss_kb"]}
         return {"kmsg_ms": kmsg_interval(dmesg, "preinit: start", "preinit: exec")}
     finally:
         vm.kill()
@@ -72,7 +73,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--board", default="qemu_x86_64_nor")
     ap.add_argument("--boots", type=int, default=5)
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--jobs", type=int, default=1, help="boots at once; 1 keeps timings clean")
     args = ap.parse_args()
     o = os.path.join(args.out, args.board)
     subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, args.board + "_defconfig"])
@@ -104,9 +105,10 @@ def main():
         ("strata assembly (kmsg timestamps)", "%.1f ms" % strata_kmsg, "median"),
         ("busybox-shell preinit (kmsg timestamps)", "%.1f ms" % shell_ms, "median"),
         ("ratio strata / shell", "%.2f" % (strata_kmsg / shell_ms), "target <= 0.50"),
-        ("strata CPU time", "%.1f ms" % med("strata", "cpu_ms"),
-         "%.0f%% of wall; kernel work on its behalf (module loading) included"
-         % (100 * med("strata", "cpu_ms") / strata_ms)),
+        ("strata own CPU time (user)", "%.1f ms" % med("strata", "user_ms"),
+         "%.1f%% of wall" % (100 * med("strata", "user_ms") / strata_ms)),
+        ("kernel CPU on strata's behalf (sys)", "%.1f ms" % med("strata", "sys_ms"),
+         "module decompression and loading, mounts; 2 loader threads"),
         ("strata peak RSS (VmHWM)", "%d KiB" % max(r["rss_kb"] for r in res["strata"]),
          "target < 1024 KiB"),
         ("strata stripped static binary", "%d bytes" % binary, "target <= 131072"),

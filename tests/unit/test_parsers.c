@@ -127,6 +127,51 @@ static void proc_status_fields(void)
 	CHECK(proc_status_kb("", "VmHWM") == -1);
 }
 
+static void count_bad(void *arg, unsigned line, int err)
+{
+	(void)line;
+	(void)err;
+	(*(unsigned *)arg)++;
+}
+
+static void modplan_orders_by_dependency(void)
+{
+	static struct modplan p;
+	CHECK(modplan_parse(&p, "mtd\nphram a=1\nsquashfs\nmtdblock\n",
+			    "mtd:\nphram: mtd\nmtdblock: phram mtd unknown\nsquashfs:\n", NULL,
+			    NULL) == 0);
+	CHECK(p.n == 4);
+	CHECK_STR(p.e[1].params, "a=1");
+	/* mtd and squashfs are independent: both can start at once */
+	CHECK(modplan_next(&p) == 0);
+	CHECK(modplan_next(&p) == 2);
+	CHECK(modplan_next(&p) == -EAGAIN);
+	p.e[0].state = MOD_DONE;
+	CHECK(modplan_next(&p) == 1);
+	CHECK(modplan_next(&p) == -EAGAIN);
+	p.e[1].state = MOD_FAILED;
+	/* mtdblock needs the failed phram: skipped, naming it */
+	CHECK(modplan_next(&p) == -EAGAIN);
+	CHECK(p.e[3].state == MOD_SKIPPED && p.e[3].err == 1);
+	p.e[2].state = MOD_DONE;
+	CHECK(modplan_next(&p) == -ENOENT);
+}
+
+static void modplan_limits(void)
+{
+	static struct modplan p;
+	static char list[MODPLAN_MAX * 8 + 64];
+	size_t used = 0;
+	for (int i = 0; i <= MODPLAN_MAX; i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "m%d\n", i);
+	CHECK(modplan_parse(&p, list, NULL, NULL, NULL) == -E2BIG);
+	CHECK(p.n == MODPLAN_MAX);
+	CHECK_STR(p.e[MODPLAN_MAX - 1].name, "m63");
+	unsigned bad = 0;
+	CHECK(modplan_parse(&p, "ok\nb@d\n", NULL, count_bad, &bad) == 0);
+	CHECK(p.n == 1 && bad == 1);
+}
+
 int main(void)
 {
 	RUN(mtd_finds_by_exact_name);
@@ -137,5 +182,7 @@ int main(void)
 	RUN(bootrec_round_trips);
 	RUN(json_rejects_bad_text);
 	RUN(proc_status_fields);
+	RUN(modplan_orders_by_dependency);
+	RUN(modplan_limits);
 	return UNIT_EXIT();
 }
