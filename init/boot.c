@@ -190,74 +190,6 @@ static void mount_lower(struct strata_ctx *ctx, const struct mtd_part *root, con
 	log_info("lower '%s' (%s, squashfs) on %s", root->name, dev, dir);
 }
 
-/* Returns 0 or -errno with reason filled; the caller decides the policy. */
-static int mount_flash_upper(struct strata_ctx *ctx, const struct mtd_part *data,
-			     char *reason, size_t reasonlen)
-{
-	char src[32];
-	xsnprintf(src, sizeof(src), "mtd%d", data->index);
-	if (mount(src, STRATA_DATA_DIR, "jffs2", MS_NOATIME, NULL) < 0) {
-		int err = errno;
-		snprintf(reason, reasonlen, "cannot mount jffs2 on '%s' (%s): %s", data->name, src,
-			 strerror(err));
-		return -err;
-	}
-	static const char *const dirs[] = { STRATA_DATA_DIR "/system/upper",
-					    STRATA_DATA_DIR "/system/work" };
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		int r = mkdir_p(dirs[i], 0755);
-		if (r < 0) {
-			snprintf(reason, reasonlen, "cannot create %s on '%s': %s", dirs[i],
-				 data->name, strerror(-r));
-			umount2(STRATA_DATA_DIR, MNT_DETACH);
-			return r;
-		}
-	}
-	struct bootrec_layer *l = bootrec_add_layer(&ctx->rec, "upper");
-	if (l) {
-		snprintf(l->source, sizeof(l->source), "%s", src);
-		snprintf(l->fstype, sizeof(l->fstype), "jffs2");
-		snprintf(l->mountpoint, sizeof(l->mountpoint), "%s", STRATA_DATA_DIR);
-		snprintf(l->state, sizeof(l->state), "mounted");
-	}
-	log_info("upper '%s' (%s, jffs2) on %s", data->name, src, STRATA_DATA_DIR);
-	return 0;
-}
-
-/* The upper cannot be used: follow strata.degraded=, never silently. */
-static void degrade(struct strata_ctx *ctx, const char *reason)
-{
-	log_error("flash upper unusable: %s", reason);
-	switch (ctx->opts.degraded) {
-	case DEGRADED_EMERGENCY:
-		ctx->opts.fatal = FATAL_SHELL;
-		fatal(ctx, "flash upper unusable (strata.degraded=emergency): %s", reason);
-	case DEGRADED_REBOOT:
-		ctx->opts.fatal = FATAL_REBOOT;
-		fatal(ctx, "flash upper unusable (strata.degraded=reboot): %s", reason);
-	case DEGRADED_TMPFS:
-		break;
-	}
-	if (mount("tmpfs", STRATA_DATA_DIR, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0 ||
-	    mkdir_p(STRATA_DATA_DIR "/system/upper", 0755) < 0 ||
-	    mkdir_p(STRATA_DATA_DIR "/system/work", 0755) < 0)
-		fatal(ctx, "cannot set up a tmpfs upper either: %m");
-	snprintf(ctx->rec.degraded_reason, sizeof(ctx->rec.degraded_reason), "%s", reason);
-	struct bootrec_layer *l = bootrec_add_layer(&ctx->rec, "upper");
-	if (l) {
-		snprintf(l->source, sizeof(l->source), "tmpfs");
-		snprintf(l->fstype, sizeof(l->fstype), "tmpfs");
-		snprintf(l->mountpoint, sizeof(l->mountpoint), "%s", STRATA_DATA_DIR);
-		snprintf(l->state, sizeof(l->state), "tmpfs");
-	}
-	console_print("\n"
-		      "**********************************************************************\n"
-		      "* strata: DEGRADED BOOT: changes are kept in RAM and LOST at reboot.  *\n"
-		      "**********************************************************************\n"
-		      "  reason: %s\n\n",
-		      reason);
-}
-
 static void mount_root_overlay(struct strata_ctx *ctx, const char *lower)
 {
 	char opts[1024];
@@ -287,7 +219,7 @@ void boot_main(struct strata_ctx *ctx)
 {
 	struct mtd_part root, data;
 	int data_err;
-	char reason[256];
+	char reason[200];
 
 	/* SIGCHLD stays default so waitpid works; PID 1 gets no default-fatal signals anyway */
 	phase_begin(ctx, "api-mounts");
@@ -315,9 +247,11 @@ void boot_main(struct strata_ctx *ctx)
 	if (data_err < 0) {
 		snprintf(reason, sizeof(reason), "data partition '%s' not found",
 			 ctx->opts.data_part);
-		degrade(ctx, reason);
-	} else if (mount_flash_upper(ctx, &data, reason, sizeof(reason)) < 0) {
-		degrade(ctx, reason);
+		upper_degrade(ctx, reason, -ENODEV);
+	} else {
+		int r = upper_mount_flash(ctx, &data, reason, sizeof(reason));
+		if (r < 0)
+			upper_degrade(ctx, reason, r);
 	}
 	phase_end(ctx);
 

@@ -53,6 +53,17 @@ int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 	strbuf_json_str(&sb, rec->degraded_reason[0] ? "degraded" : "normal");
 	strbuf_puts(&sb, ",\n  \"degraded_reason\": ");
 	strbuf_json_str(&sb, rec->degraded_reason);
+	strbuf_printf(&sb, ",\n  \"degraded_errno\": %d", rec->degraded_errno);
+	strbuf_printf(&sb, ",\n  \"first_boot\": %s,\n  \"first_boot_format_ns\": %" PRIu64,
+		      rec->first_boot ? "true" : "false", rec->first_boot_format_ns);
+	strbuf_printf(&sb,
+		      ",\n  \"capabilities\": {\"rename_whiteout\": %s, \"rename_exchange\": %s}",
+		      rec->cap_rename_whiteout < 0   ? "null"
+		      : rec->cap_rename_whiteout ? "true"
+						 : "false",
+		      rec->cap_rename_exchange < 0   ? "null"
+		      : rec->cap_rename_exchange ? "true"
+						 : "false");
 	strbuf_puts(&sb, ",\n  \"phases\": [");
 	for (size_t i = 0; i < rec->n_phases; i++) {
 		const struct bootrec_phase *p = &rec->phases[i];

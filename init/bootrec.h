@@ -3,6 +3,7 @@
 #ifndef STRATA_BOOTREC_H
 #define STRATA_BOOTREC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,11 @@ struct bootrec {
 	unsigned cmdline_rejected;
 	char init[128];
 	char degraded_reason[256]; /* empty when the upper is the flash one */
+	int degraded_errno;
+	bool first_boot;          /* the data flash was erased: the upper starts empty */
+	uint64_t first_boot_format_ns;
+	/* what the upper filesystem supports; -1 unknown, 0 no, 1 yes */
+	int cap_rename_whiteout, cap_rename_exchange;
 	struct bootrec_phase phases[BOOTREC_MAX_PHASES];
 	size_t n_phases;
 	struct bootrec_layer layers[BOOTREC_MAX_LAYERS];

@@ -53,6 +53,13 @@ int cmd_status(int argc, char **argv)
 	if (degraded)
 		printf("reason:    %s\n", reason);
 	printf("init:      %s\n", init);
+	if (strstr(text, "\"first_boot\": true"))
+		printf("first boot: the data flash was erased; the upper started empty\n");
+	if (strstr(text, "\"rename_whiteout\": false"))
+		printf("kernel:    upper lacks RENAME_WHITEOUT: renaming a directory that comes from "
+		       "the lower fails (EXDEV)\n");
+	if (strstr(text, "\"rename_exchange\": false"))
+		printf("kernel:    upper lacks RENAME_EXCHANGE: directory changes are not atomic\n");
 	printf("assembly:  %llu.%03llu ms\n", (unsigned long long)((exec - start) / 1000000u),
 	       (unsigned long long)((exec - start) / 1000u % 1000u));
 	return degraded;

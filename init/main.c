@@ -34,6 +34,7 @@ int main(int argc, char **argv)
 		 * figures are differences from here, taken at exec */
 		ctx.rec.cpu_ns = process_cpu_ns();
 		process_rusage_ns(&ctx.rec.cpu_user_ns, &ctx.rec.cpu_sys_ns);
+		ctx.rec.cap_rename_whiteout = ctx.rec.cap_rename_exchange = -1;
 		log_open();
 		log_info("starting (" STRATA_VERSION ")");
 		opts_defaults(&ctx.opts);

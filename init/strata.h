@@ -6,6 +6,8 @@
 #include "bootrec.h"
 #include "opts.h"
 
+#include <stddef.h>
+
 #define STRATA_RUN_DIR "/run/strata"
 #define STRATA_BOOT_RECORD STRATA_RUN_DIR "/boot.json"
 #define STRATA_LOWER_DIR STRATA_RUN_DIR "/lower"
@@ -27,6 +29,14 @@ void phase_begin(struct strata_ctx *ctx, const char *name);
 void phase_end(struct strata_ctx *ctx);
 /* Writes the boot record; failures are logged, never fatal. */
 void boot_record_write(struct strata_ctx *ctx);
+
+/* upper.c: the writable flash layer */
+struct mtd_part;
+/* Returns 0, or -errno with reason filled; the caller applies the policy. */
+int upper_mount_flash(struct strata_ctx *ctx, const struct mtd_part *data, char *reason,
+		      size_t reasonlen);
+/* The flash upper cannot be used: strata.degraded= decides; never silent. */
+void upper_degrade(struct strata_ctx *ctx, const char *reason, int err);
 
 /* switchroot.c */
 int switch_root_into(struct strata_ctx *ctx, const char *newroot);

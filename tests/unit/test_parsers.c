@@ -3,6 +3,7 @@
 #define UNIT_NAME "parsers"
 #include "unit.h"
 #include "../../init/bootrec.h"
+#include "../../init/flashid.h"
 #include "../../init/json.h"
 #include "../../init/modules.h"
 #include "../../init/mtd.h"
@@ -172,6 +173,30 @@ static void modplan_limits(void)
 	CHECK(p.n == 1 && bad == 1);
 }
 
+static void flash_contents_are_told_apart(void)
+{
+	static unsigned char b[FLASHID_BYTES];
+	memset(b, 0xff, sizeof(b));
+	CHECK(flash_identify(b, sizeof(b)) == FLASH_ERASED);
+	CHECK(flash_identify(b, 0) == FLASH_UNKNOWN);
+	b[2047] = 0;
+	CHECK(flash_identify(b, sizeof(b)) == FLASH_UNKNOWN);
+	memset(b, 0xff, sizeof(b));
+	b[0] = 0x85, b[1] = 0x19;
+	CHECK(flash_identify(b, sizeof(b)) == FLASH_JFFS2);
+	memcpy(b, "\xde\xad\xc0\xde", 4);
+	CHECK(flash_identify(b, sizeof(b)) == FLASH_DEADCODE);
+	memcpy(b, "UBI#", 4);
+	CHECK(flash_identify(b, sizeof(b)) == FLASH_UBI);
+	memcpy(b, "hsqs", 4);
+	CHECK(flash_identify(b, sizeof(b)) == FLASH_SQUASHFS);
+	memset(b, 0, sizeof(b));
+	b[1080] = 0x53, b[1081] = 0xef;
+	CHECK(flash_identify(b, sizeof(b)) == FLASH_EXT4);
+	CHECK(flash_identify(b, 1000) == FLASH_UNKNOWN);
+	CHECK_STR(flash_content_name(FLASH_EXT4), "ext2/3/4");
+}
+
 int main(void)
 {
 	RUN(mtd_finds_by_exact_name);
@@ -184,5 +209,6 @@ int main(void)
 	RUN(proc_status_fields);
 	RUN(modplan_orders_by_dependency);
 	RUN(modplan_limits);
+	RUN(flash_contents_are_told_apart);
 	return UNIT_EXIT();
 }

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The writable flash layer: identify, mount, prepare, probe; or degrade, loudly. */
+#include "flashid.h"
+#include "log.h"
+#include "mtd.h"
+#include "strata.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+#ifndef RENAME_WHITEOUT
+#define RENAME_WHITEOUT (1 << 2)
+#endif
+
+#define UPPER_DIR STRATA_DATA_DIR "/system/upper"
+#define WORK_DIR STRATA_DATA_DIR "/system/work"
+
+/*
+ * Looks at the start of every erase block: a jffs2 whose first block was
+ * being erased at a power cut still has nodes further on, and garbage is
+ * told apart from a filesystem strata must not touch.
+ */
+static int identify_mtd(int index, const struct mtd_part *part, enum flash_content *out)
+{
+	unsigned char buf[FLASHID_BYTES];
+	char dev[32];
+	xsnprintf(dev, sizeof(dev), "/dev/mtd%dro", index);
+	int fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		xsnprintf(dev, sizeof(dev), "/dev/mtd%d", index);
+		fd = open(dev, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+	if (n < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	enum flash_content c = flash_identify(buf, (size_t)n);
+	bool all_erased = c == FLASH_ERASED;
+	if ((c == FLASH_ERASED || c == FLASH_UNKNOWN) && part->erasesize) {
+		for (uint64_t off = part->erasesize; off < part->size; off += part->erasesize) {
+			unsigned char head[64];
+			ssize_t m = pread(fd, head, sizeof(head), (off_t)off);
+			if (m <= 0)
+				break;
+			enum flash_content bc = flash_identify(head, (size_t)m);
+			if (bc == FLASH_JFFS2) {
+				c = FLASH_JFFS2;
+				break;
+			}
+			if (bc != FLASH_ERASED)
+				all_erased = false;
+		}
+		if (c == FLASH_ERASED && !all_erased)
+			c = FLASH_UNKNOWN;
+	}
+	close(fd);
+	*out = c;
+	return 0;
+}
+
+static int probe_rename(const char *dir, unsigned flags)
+{
+	char a[128], b[128];
+	int r = 0;
+	xsnprintf(a, sizeof(a), "%s/.strata-probe-a", dir);
+	xsnprintf(b, sizeof(b), "%s/.strata-probe-b", dir);
+	int fa = open(a, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fb = flags & RENAME_EXCHANGE ? open(b, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
+					 : -1;
+	if (fa < 0 || ((flags & RENAME_EXCHANGE) && fb < 0))
+		r = -errno;
+	else if (syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, flags) < 0)
+		r = -errno;
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	unlink(a);
+	unlink(b);
+	return r;
+}
+
+/* overlayfs wants RENAME_WHITEOUT and RENAME_EXCHANGE from its upper; vanilla jffs2 has neither */
+static void probe_capabilities(struct strata_ctx *ctx)
+{
+	int w = probe_rename(WORK_DIR, RENAME_WHITEOUT);
+	int x = probe_rename(WORK_DIR, RENAME_EXCHANGE);
+	ctx->rec.cap_rename_whiteout = w == 0 ? 1 : w == -EINVAL ? 0 : -1;
+	ctx->rec.cap_rename_exchange = x == 0 ? 1 : x == -EINVAL ? 0 : -1;
+	if (w < 0 || x < 0)
+		log_warn("upper filesystem lacks%s%s: overlayfs cannot rename directories that "
+			 "come from the lower (EXDEV) and directory changes are not atomic",
+			 w < 0 ? " RENAME_WHITEOUT" : "", x < 0 ? " RENAME_EXCHANGE" : "");
+}
+
+int upper_mount_flash(struct strata_ctx *ctx, const struct mtd_part *data, char *reason,
+		      size_t reasonlen)
+{
+	enum flash_content content;
+	char src[32];
+	uint64_t t0 = now_boottime_ns();
+	int r = identify_mtd(data->index, data, &content);
+	if (r < 0) {
+		snprintf(reason, reasonlen, "cannot read '%s' (mtd%d): %s", data->name, data->index,
+			 strerror(-r));
+		return r;
+	}
+	switch (content) {
+	case FLASH_JFFS2:
+		break;
+	case FLASH_ERASED:
+	case FLASH_DEADCODE:
+		/* jffs2 takes erased blocks as empty space: no erase pass needed */
+		ctx->rec.first_boot = true;
+		log_notice("first boot: '%s' is %s; starting an empty jffs2", data->name,
+			   flash_content_name(content));
+		break;
+	default:
+		snprintf(reason, reasonlen,
+			 "'%s' holds %s, not jffs2; left untouched (erase it to start over)",
+			 data->name, flash_content_name(content));
+		return -EMEDIUMTYPE;
+	}
+
+	xsnprintf(src, sizeof(src), "mtd%d", data->index);
+	if (mount(src, STRATA_DATA_DIR, "jffs2", MS_NOATIME, NULL) < 0) {
+		r = -errno;
+		snprintf(reason, reasonlen, "cannot mount jffs2 on '%s' (%s): %s", data->name, src,
+			 strerror(-r));
+		return r;
+	}
+	struct statvfs sv;
+	if (statvfs(STRATA_DATA_DIR, &sv) == 0 && (sv.f_flag & ST_RDONLY)) {
+		snprintf(reason, reasonlen, "jffs2 on '%s' (%s) is read-only", data->name, src);
+		umount2(STRATA_DATA_DIR, MNT_DETACH);
+		return -EROFS;
+	}
+	static const char *const dirs[] = { UPPER_DIR, WORK_DIR };
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		r = mkdir_p(dirs[i], 0755);
+		if (r < 0) {
+			snprintf(reason, reasonlen, "cannot create %s on '%s': %s", dirs[i],
+				 data->name, strerror(-r));
+			umount2(STRATA_DATA_DIR, MNT_DETACH);
+			return r;
+		}
+	}
+	if (ctx->rec.first_boot) {
+		ctx->rec.first_boot_format_ns = now_boottime_ns() - t0;
+		log_notice("first boot: upper ready on '%s' in %llu ms", data->name,
+			   (unsigned long long)(ctx->rec.first_boot_format_ns / 1000000u));
+	}
+	probe_capabilities(ctx);
+
+	struct bootrec_layer *l = bootrec_add_layer(&ctx->rec, "upper");
+	if (l) {
+		snprintf(l->source, sizeof(l->source), "%s", src);
+		snprintf(l->fstype, sizeof(l->fstype), "jffs2");
+		snprintf(l->mountpoint, sizeof(l->mountpoint), "%s", STRATA_DATA_DIR);
+		snprintf(l->state, sizeof(l->state), "mounted");
+	}
+	log_info("upper '%s' (%s, jffs2) on %s", data->name, src, STRATA_DATA_DIR);
+	return 0;
+}
+
+void upper_degrade(struct strata_ctx *ctx, const char *reason, int err)
+{
+	log_error("flash upper unusable: %s (errno %d)", reason, -err);
+	switch (ctx->opts.degraded) {
+	case DEGRADED_EMERGENCY:
+		ctx->opts.fatal = FATAL_SHELL;
+		fatal(ctx, "flash upper unusable (strata.degraded=emergency): %s", reason);
+	case DEGRADED_REBOOT:
+		ctx->opts.fatal = FATAL_REBOOT;
+		fatal(ctx, "flash upper unusable (strata.degraded=reboot): %s", reason);
+	case DEGRADED_TMPFS:
+		break;
+	}
+	if (mount("tmpfs", STRATA_DATA_DIR, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0 ||
+	    mkdir_p(UPPER_DIR, 0755) < 0 || mkdir_p(WORK_DIR, 0755) < 0)
+		fatal(ctx, "cannot set up a tmpfs upper either: %m");
+	snprintf(ctx->rec.degraded_reason, sizeof(ctx->rec.degraded_reason), "%s", reason);
+	ctx->rec.degraded_errno = err < 0 ? -err : err;
+	struct bootrec_layer *l = bootrec_add_layer(&ctx->rec, "upper");
+	if (l) {
+		snprintf(l->source, sizeof(l->source), "tmpfs");
+		snprintf(l->fstype, sizeof(l->fstype), "tmpfs");
+		snprintf(l->mountpoint, sizeof(l->mountpoint), "%s", STRATA_DATA_DIR);
+		snprintf(l->state, sizeof(l->state), "tmpfs");
+	}
+	console_print("\n"
+		      "**********************************************************************\n"
+		      "* strata: DEGRADED BOOT: changes are kept in RAM and LOST at reboot. *\n"
+		      "**********************************************************************\n"
+		      "  reason: %s\n\n",
+		      reason);
+}

@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The flash upper on NOR/jffs2: first boot, bad contents, and the degraded mode."""
+import hashlib
+import os
+import subprocess
+
+from scenario import scenario
+
+NOR = "qemu_x86_64_nor"
+DATA = "flash-data.bin"
+
+
+def digest(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def assert_degraded(ctx, vm, reason):
+    """tmpfs mode is never silent: banner, kmsg, boot record, status exit code."""
+    vm.expect(r"DEGRADED BOOT: changes are kept in RAM", from_start=True)
+    assert reason in vm.text, reason
+    rec = ctx.boot_record(vm)
+    assert rec["mode"] == "degraded" and reason in rec["degraded_reason"], rec
+    assert rec["degraded_errno"] > 0, rec
+    assert ctx.mount_at(vm, "/run/strata/data")["fstype"] == "tmpfs"
+    rc, out = vm.sh("strata status", check=False)
+    assert rc == 1 and "mode:      degraded" in out and reason in out, (rc, out)
+    assert "flash upper unusable: " + reason in vm.out("dmesg")
+    # the volatile root still works
+    vm.sh("echo x > /root/volatile && test -s /root/volatile")
+
+
+@scenario(NOR)
+def nor_first_boot_on_erased_flash(ctx):
+    dev = ctx.machine()
+    with open(dev.path(DATA), "rb") as f:
+        assert set(f.read()) == {0xff}, "the data flash must start erased"
+    vm = dev.boot()
+    rec = ctx.boot_record(vm)
+    assert rec["first_boot"] is True and rec["first_boot_format_ns"] > 0, rec
+    assert rec["mode"] == "normal"
+    assert "strata: first boot: 'rootfs_data' is erased flash" in vm.out("dmesg")
+    assert "first boot" in vm.out("strata status")
+    vm.sh("echo 1 > /root/second && sync")
+    vm.poweroff()
+    vm = dev.boot()
+    rec = ctx.boot_record(vm)
+    assert rec["first_boot"] is False, rec
+    assert vm.out("cat /root/second") == "1"
+
+
+@scenario(NOR)
+def garbage_in_rootfs_data_degrades_and_keeps_it(ctx):
+    dev = ctx.machine()
+    with open(dev.path(DATA), "wb") as f:
+        f.write(os.urandom(8 << 20))
+    before = digest(dev.path(DATA))
+    vm = dev.boot()
+    assert_degraded(ctx, vm, "'rootfs_data' holds unrecognised data, not jffs2; left untouched")
+    vm.poweroff()
+    assert digest(dev.path(DATA)) == before, "strata wrote to flash it could not identify"
+
+
+@scenario(NOR)
+def wrong_filesystem_in_rootfs_data_is_left_alone(ctx):
+    dev = ctx.machine()
+    subprocess.check_call(["mke2fs", "-q", "-F", "-t", "ext4", dev.path(DATA)])
+    before = digest(dev.path(DATA))
+    vm = dev.boot()
+    assert_degraded(ctx, vm, "'rootfs_data' holds ext2/3/4, not jffs2; left untouched")
+    vm.poweroff()
+    assert digest(dev.path(DATA)) == before
+
+
+@scenario(NOR)
+def missing_rootfs_data_names_what_was_found(ctx):
+    vm = ctx.machine().boot(append="strata.data=nosuch")
+    assert_degraded(ctx, vm, "data partition 'nosuch' not found")
+    assert "MTD partitions found: \"rootfs\", \"rootfs_data\"" in vm.text
+
+
+@scenario(NOR)
+def full_upper_cannot_create_work_dirs(ctx):
+    dev = ctx.machine()
+    tree = os.path.join(ctx.workdir, "fill")
+    os.makedirs(tree, exist_ok=True)
+    with open(os.path.join(tree, "ballast"), "wb") as f:
+        f.write(os.urandom(8 << 20))
+    subprocess.check_call(["mkfs.jffs2", "-q", "-l", "-e", "128KiB", "-p", str(8 << 20),
+                           "-r", tree, "-o", dev.path(DATA)], stderr=subprocess.DEVNULL)
+    os.truncate(dev.path(DATA), 8 << 20)
+    vm = dev.boot()
+    assert_degraded(ctx, vm, "cannot create /run/strata/data/system/upper on 'rootfs_data': "
+                             "No space left on device")
+
+
+@scenario(NOR)
+def degraded_emergency_policy_gives_a_shell(ctx):
+    dev = ctx.machine()
+    with open(dev.path(DATA), "wb") as f:
+        f.write(os.urandom(8 << 20))
+    vm = dev.boot(append="strata.degraded=emergency")
+    vm.expect(r"FATAL: flash upper unusable \(strata.degraded=emergency\): 'rootfs_data' "
+              r"holds unrecognised data", from_start=True)
+    assert vm.sh("test -x /init")[0] == 0  # still in the initramfs
+
+
+@scenario(NOR)
+def jffs2_rename_limits_are_probed_and_pinned(ctx):
+    vm = ctx.machine().boot()
+    rec = ctx.boot_record(vm)
+    assert rec["capabilities"] == {"rename_whiteout": False, "rename_exchange": False}, rec
+    status = vm.out("strata status")
+    assert "upper lacks RENAME_WHITEOUT" in status and "lacks RENAME_EXCHANGE" in status
+    # pinned behaviour of an overlay on vanilla jffs2 (no RENAME_WHITEOUT):
+    # names that exist only in the upper rename fine, deletions of lower
+    # names work (overlayfs makes the whiteout with mknod) ...
+    vm.sh("cp /etc/os-release /etc/new && mv /etc/new /etc/new2 && mkdir /d && mv /d /d2")
+    vm.sh("rm /etc/passwd && test ! -e /etc/passwd")
+    # ... but renaming a name that also exists in the lower needs a whiteout
+    # at the old name, atomically: EINVAL, for files whether copied up or not
+    for path in ("/etc/os-release", "/etc/group"):
+        vm.sh("echo >> /etc/group")
+        rc, out = vm.sh("mv %s %s.moved 2>&1" % (path, path), check=False)
+        assert rc == 1 and "Invalid argument" in out, (path, out)
+        vm.sh("test -e %s && test ! -e %s.moved" % (path, path))
