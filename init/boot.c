@@ -5,6 +5,7 @@
 #include "mtd.h"
 #include "ovl.h"
 #include "strata.h"
+#include "ubi.h"
 #include "util.h"
 
 #include <errno.h>
@@ -133,24 +134,32 @@ static void load_modules(struct strata_ctx *ctx)
 	}
 }
 
-/* Waits up to rootwait_ms for the named MTD partitions to appear in /proc/mtd. */
-static int find_partitions(struct strata_ctx *ctx, struct mtd_part *root, struct mtd_part *data,
-			   int *data_err)
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * MTD flash: waits up to rootwait_ms for the named partitions in /proc/mtd.
+ * Returns the data partition lookup result; a missing root is fatal.
+ */
+static int find_mtd_partitions(struct strata_ctx *ctx, char *lower_dev, size_t devlen,
+			       struct data_source *ds)
 {
 	static char text[4096];
 	uint64_t deadline = now_boottime_ns() + (uint64_t)ctx->opts.rootwait_ms * 1000000u;
-	int r;
+	struct mtd_part root, data;
+	int r, data_err;
 
 	for (;;) {
-		ssize_t n = read_file("/proc/mtd", text, sizeof(text));
-		if (n < 0)
+		if (read_file("/proc/mtd", text, sizeof(text)) < 0)
 			text[0] = '\0';
-		r = mtd_find(text, ctx->opts.root_part, root);
-		*data_err = mtd_find(text, ctx->opts.data_part, data);
-		if ((r == 0 && *data_err == 0) || r == -EINVAL || now_boottime_ns() >= deadline)
+		r = mtd_find(text, ctx->opts.root_part, &root);
+		data_err = mtd_find(text, ctx->opts.data_part, &data);
+		if ((r == 0 && data_err == 0) || r == -EINVAL || now_boottime_ns() >= deadline)
 			break;
-		struct timespec ts = { 0, 10 * 1000000 };
-		nanosleep(&ts, NULL);
+		sleep_ms(10);
 	}
 	if (r < 0) {
 		char names[512];
@@ -163,23 +172,88 @@ static int find_partitions(struct strata_ctx *ctx, struct mtd_part *root, struct
 		      "(strata.root= selects another)",
 		      ctx->opts.root_part, ctx->opts.rootwait_ms, names);
 	}
-	if (*data_err < 0) {
+	xsnprintf(lower_dev, devlen, "/dev/mtdblock%d", root.index);
+	if (data_err < 0) {
 		char names[512];
 		mtd_list_names(text, names, sizeof(names));
 		log_error("data partition '%s' not found; MTD partitions found: %s "
 			  "(strata.data= selects another)",
 			  ctx->opts.data_part, names);
+		return data_err;
 	}
+	ds->fstype = "jffs2";
+	snprintf(ds->name, sizeof(ds->name), "%s", data.name);
+	xsnprintf(ds->src, sizeof(ds->src), "mtd%d", data.index);
+	xsnprintf(ds->dev, sizeof(ds->dev), "/dev/mtd%dro", data.index);
+	ds->size = data.size;
+	ds->erasesize = data.erasesize;
 	return 0;
 }
 
-static void mount_lower(struct strata_ctx *ctx, const struct mtd_part *root, const char *dir)
+/*
+ * UBI: the squashfs is a static volume read through ubiblock (the board's ubi
+ * module parameters attach it); the data volume is created in the free space
+ * on first boot.
+ */
+static int find_ubi_volumes(struct strata_ctx *ctx, char *lower_dev, size_t devlen,
+			    struct data_source *ds)
 {
-	char dev[64];
-	xsnprintf(dev, sizeof(dev), "/dev/mtdblock%d", root->index);
+	uint64_t deadline = now_boottime_ns() + (uint64_t)ctx->opts.rootwait_ms * 1000000u;
+	int root_id = -1, data_id = -1, r;
+
+	for (;;) {
+		r = ubi_find_volume(0, ctx->opts.root_part, &root_id);
+		if (r == 0) {
+			xsnprintf(lower_dev, devlen, "/dev/ubiblock0_%d", root_id);
+			if (access(lower_dev, F_OK) == 0)
+				break;
+			r = -ENODEV;
+		}
+		if (now_boottime_ns() >= deadline)
+			break;
+		sleep_ms(10);
+	}
+	if (r < 0) {
+		char names[512];
+		ubi_list_volumes(0, names, sizeof(names));
+		fatal(ctx,
+		      "root volume '%s' not found on ubi0%s after %u ms; volumes found: %s "
+		      "(strata.root= selects another)",
+		      ctx->opts.root_part, r == -ENODEV ? " (or no ubiblock for it)" : "",
+		      ctx->opts.rootwait_ms, names);
+	}
+	ds->fstype = "ubifs";
+	snprintf(ds->name, sizeof(ds->name), "%s", ctx->opts.data_part);
+	r = ubi_find_volume(0, ctx->opts.data_part, &data_id);
+	if (r == -ENOENT) {
+		uint64_t bytes = 0;
+		r = ubi_create_volume(0, ctx->opts.data_part, &data_id, &bytes);
+		if (r < 0) {
+			char names[512];
+			ubi_list_volumes(0, names, sizeof(names));
+			return log_error_errno(r,
+					       "cannot create UBI volume '%s': %m; volumes found: %s",
+					       ctx->opts.data_part, names);
+		}
+		ds->created = true;
+		log_notice("first boot: created UBI volume '%s' (ubi0_%d, %llu bytes)",
+			   ctx->opts.data_part, data_id, (unsigned long long)bytes);
+	} else if (r < 0) {
+		return log_error_errno(r, "cannot look up UBI volume '%s': %m", ctx->opts.data_part);
+	}
+	xsnprintf(ds->src, sizeof(ds->src), "ubi0:%s", ctx->opts.data_part);
+	xsnprintf(ds->dev, sizeof(ds->dev), "/dev/ubi0_%d", data_id);
+	for (int i = 0; i < 200 && access(ds->dev, F_OK) < 0; i++)
+		sleep_ms(5);
+	return 0;
+}
+
+static void mount_lower(struct strata_ctx *ctx, const char *dev, const char *dir)
+{
 	if (mkdir_p(dir, 0755) < 0 ||
 	    mount(dev, dir, "squashfs", MS_RDONLY | MS_NODEV | MS_NOSUID, NULL) < 0)
-		fatal(ctx, "cannot mount squashfs lower '%s' (%s) on %s: %m", root->name, dev, dir);
+		fatal(ctx, "cannot mount squashfs lower '%s' (%s) on %s: %m", ctx->opts.root_part,
+		      dev, dir);
 	struct bootrec_layer *l = bootrec_add_layer(&ctx->rec, "lower");
 	if (l) {
 		snprintf(l->source, sizeof(l->source), "%s", dev);
@@ -187,7 +261,7 @@ static void mount_lower(struct strata_ctx *ctx, const struct mtd_part *root, con
 		snprintf(l->mountpoint, sizeof(l->mountpoint), "%s", dir);
 		snprintf(l->state, sizeof(l->state), "mounted");
 	}
-	log_info("lower '%s' (%s, squashfs) on %s", root->name, dev, dir);
+	log_info("lower '%s' (%s, squashfs) on %s", ctx->opts.root_part, dev, dir);
 }
 
 static void mount_root_overlay(struct strata_ctx *ctx, const char *lower)
@@ -217,9 +291,9 @@ static void mount_root_overlay(struct strata_ctx *ctx, const char *lower)
 
 void boot_main(struct strata_ctx *ctx)
 {
-	struct mtd_part root, data;
+	struct data_source data = { 0 };
+	char lower_dev[64], reason[200];
 	int data_err;
-	char reason[200];
 
 	/* SIGCHLD stays default so waitpid works; PID 1 gets no default-fatal signals anyway */
 	phase_begin(ctx, "api-mounts");
@@ -235,19 +309,25 @@ void boot_main(struct strata_ctx *ctx)
 	phase_end(ctx);
 
 	phase_begin(ctx, "partitions");
-	find_partitions(ctx, &root, &data, &data_err);
+	data_err = CONFIG_STRATA_UBI
+			   ? find_ubi_volumes(ctx, lower_dev, sizeof(lower_dev), &data)
+			   : find_mtd_partitions(ctx, lower_dev, sizeof(lower_dev), &data);
 	phase_end(ctx);
 
 	phase_begin(ctx, "lower");
-	mount_lower(ctx, &root, STRATA_LOWER_DIR "/0");
+	mount_lower(ctx, lower_dev, STRATA_LOWER_DIR "/0");
 	phase_end(ctx);
 
 	phase_begin(ctx, "upper");
 	mkdir_p(STRATA_DATA_DIR, 0755);
-	if (data_err < 0) {
+	if (data_err == -ENOENT) {
 		snprintf(reason, sizeof(reason), "data partition '%s' not found",
 			 ctx->opts.data_part);
 		upper_degrade(ctx, reason, -ENODEV);
+	} else if (data_err < 0) {
+		snprintf(reason, sizeof(reason), "cannot set up data volume '%s': %s",
+			 ctx->opts.data_part, strerror(-data_err));
+		upper_degrade(ctx, reason, data_err);
 	} else {
 		int r = upper_mount_flash(ctx, &data, reason, sizeof(reason));
 		if (r < 0)

@@ -6,7 +6,9 @@
 #include "bootrec.h"
 #include "opts.h"
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define STRATA_RUN_DIR "/run/strata"
 #define STRATA_BOOT_RECORD STRATA_RUN_DIR "/boot.json"
@@ -31,9 +33,17 @@ void phase_end(struct strata_ctx *ctx);
 void boot_record_write(struct strata_ctx *ctx);
 
 /* upper.c: the writable flash layer */
-struct mtd_part;
+struct data_source {
+	const char *fstype; /* "jffs2" on an MTD partition, "ubifs" on a UBI volume */
+	char name[64];      /* partition or volume name */
+	char src[80];       /* mount source: mtdN, ubi0:NAME */
+	char dev[48];       /* device read to identify the contents */
+	uint64_t size;      /* MTD only: scanned erase block by erase block */
+	uint32_t erasesize;
+	bool created;       /* UBI volume created by this boot */
+};
 /* Returns 0, or -errno with reason filled; the caller applies the policy. */
-int upper_mount_flash(struct strata_ctx *ctx, const struct mtd_part *data, char *reason,
+int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *ds, char *reason,
 		      size_t reasonlen);
 /* The flash upper cannot be used: strata.degraded= decides; never silent. */
 void upper_degrade(struct strata_ctx *ctx, const char *reason, int err);

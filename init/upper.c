@@ -2,7 +2,6 @@
 /* The writable flash layer: identify, mount, prepare, probe; or degrade, loudly. */
 #include "flashid.h"
 #include "log.h"
-#include "mtd.h"
 #include "strata.h"
 #include "util.h"
 
@@ -31,16 +30,10 @@
  * being erased at a power cut still has nodes further on, and garbage is
  * told apart from a filesystem strata must not touch.
  */
-static int identify_mtd(int index, const struct mtd_part *part, enum flash_content *out)
+static int identify(const struct data_source *part, enum flash_content *out)
 {
 	unsigned char buf[FLASHID_BYTES];
-	char dev[32];
-	xsnprintf(dev, sizeof(dev), "/dev/mtd%dro", index);
-	int fd = open(dev, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		xsnprintf(dev, sizeof(dev), "/dev/mtd%d", index);
-		fd = open(dev, O_RDONLY | O_CLOEXEC);
-	}
+	int fd = open(part->dev, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	ssize_t n = pread(fd, buf, sizeof(buf), 0);
@@ -108,45 +101,42 @@ static void probe_capabilities(struct strata_ctx *ctx)
 			 w < 0 ? " RENAME_WHITEOUT" : "", x < 0 ? " RENAME_EXCHANGE" : "");
 }
 
-int upper_mount_flash(struct strata_ctx *ctx, const struct mtd_part *data, char *reason,
+int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data, char *reason,
 		      size_t reasonlen)
 {
-	enum flash_content content;
-	char src[32];
+	enum flash_content content, expected;
+	const char *src = data->src, *fstype = data->fstype;
 	uint64_t t0 = now_boottime_ns();
-	int r = identify_mtd(data->index, data, &content);
+	int r = identify(data, &content);
 	if (r < 0) {
-		snprintf(reason, reasonlen, "cannot read '%s' (mtd%d): %s", data->name, data->index,
+		snprintf(reason, reasonlen, "cannot read '%s' (%s): %s", data->name, data->dev,
 			 strerror(-r));
 		return r;
 	}
-	switch (content) {
-	case FLASH_JFFS2:
-		break;
-	case FLASH_ERASED:
-	case FLASH_DEADCODE:
-		/* jffs2 takes erased blocks as empty space: no erase pass needed */
+	expected = strcmp(fstype, "ubifs") == 0 ? FLASH_UBIFS : FLASH_JFFS2;
+	if (content == expected) {
+		/* the filesystem is there */
+	} else if (content == FLASH_ERASED || (content == FLASH_DEADCODE && expected == FLASH_JFFS2)) {
+		/* jffs2 takes erased blocks as empty space, ubifs formats an empty volume */
 		ctx->rec.first_boot = true;
-		log_notice("first boot: '%s' is %s; starting an empty jffs2", data->name,
-			   flash_content_name(content));
-		break;
-	default:
+		log_notice("first boot: '%s' is %s; starting an empty %s", data->name,
+			   data->created ? "a new volume" : flash_content_name(content), fstype);
+	} else {
 		snprintf(reason, reasonlen,
-			 "'%s' holds %s, not jffs2; left untouched (erase it to start over)",
-			 data->name, flash_content_name(content));
+			 "'%s' holds %s, not %s; left untouched (erase it to start over)", data->name,
+			 flash_content_name(content), fstype);
 		return -EMEDIUMTYPE;
 	}
 
-	xsnprintf(src, sizeof(src), "mtd%d", data->index);
-	if (mount(src, STRATA_DATA_DIR, "jffs2", MS_NOATIME, NULL) < 0) {
+	if (mount(src, STRATA_DATA_DIR, fstype, MS_NOATIME, NULL) < 0) {
 		r = -errno;
-		snprintf(reason, reasonlen, "cannot mount jffs2 on '%s' (%s): %s", data->name, src,
-			 strerror(-r));
+		snprintf(reason, reasonlen, "cannot mount %s on '%s' (%s): %s", fstype, data->name,
+			 src, strerror(-r));
 		return r;
 	}
 	struct statvfs sv;
 	if (statvfs(STRATA_DATA_DIR, &sv) == 0 && (sv.f_flag & ST_RDONLY)) {
-		snprintf(reason, reasonlen, "jffs2 on '%s' (%s) is read-only", data->name, src);
+		snprintf(reason, reasonlen, "%s on '%s' (%s) is read-only", fstype, data->name, src);
 		umount2(STRATA_DATA_DIR, MNT_DETACH);
 		return -EROFS;
 	}
@@ -170,11 +160,11 @@ int upper_mount_flash(struct strata_ctx *ctx, const struct mtd_part *data, char 
 	struct bootrec_layer *l = bootrec_add_layer(&ctx->rec, "upper");
 	if (l) {
 		snprintf(l->source, sizeof(l->source), "%s", src);
-		snprintf(l->fstype, sizeof(l->fstype), "jffs2");
+		snprintf(l->fstype, sizeof(l->fstype), "%s", fstype);
 		snprintf(l->mountpoint, sizeof(l->mountpoint), "%s", STRATA_DATA_DIR);
 		snprintf(l->state, sizeof(l->state), "mounted");
 	}
-	log_info("upper '%s' (%s, jffs2) on %s", data->name, src, STRATA_DATA_DIR);
+	log_info("upper '%s' (%s, %s) on %s", data->name, src, fstype, STRATA_DATA_DIR);
 	return 0;
 }
 

@@ -4,7 +4,9 @@
 # init's load list (dependencies first, each module once) and copies the
 # module files.
 # The dependency file ("name: dep ...") lets the init load independent
-# modules in parallel.
+# modules in parallel. A board line may order its module after others it
+# needs at run time, not by symbols: "block2mtd after:virtio_blk block2mtd=..."
+# (the named modules must be listed earlier).
 # usage: mkmodules.sh BOARD_MODULES KERNEL_DIR OUT_LIST OUT_MODDIR
 set -eu
 list=$1 kdir=$2 out=$3 moddir=$4
@@ -22,18 +24,32 @@ BEGIN {
 		m = modname(parts[1]); file[m] = parts[1]; deps[m] = parts[2]
 	}
 }
-function emit(m, params,   d, n, i) {
+function emit(m, params, after,   d, n, i) {
 	if (done[m]++) return
 	if (!(m in file)) { print "mkmodules: module \"" m "\" is not in " depfile > "/dev/stderr"; exit 1 }
 	n = split(deps[m], d, " ")
-	for (i = n; i >= 1; i--) emit(modname(d[i]), "")   # modules.dep lists deepest last
+	for (i = n; i >= 1; i--) emit(modname(d[i]), "", "")   # modules.dep lists deepest last
 	print m (params != "" ? " " params : "") >> out
 	line = m ":"
 	for (i = 1; i <= n; i++) line = line " " modname(d[i])
-	print line >> (out ".dep")
+	print line after >> (out ".dep")
 	f = file[m]; ext = f; sub(/.*\.ko/, ".ko", ext)
 	if (system("cp \"" kmods "/" f "\" \"" moddir "/" m ext "\"") != 0) exit 1
 }
 /^[ \t]*(#|$)/ { next }
-{ name = norm($1); $1 = ""; sub(/^ +/, ""); emit(name, $0) }
+{
+	name = norm($1); params = ""; after = ""
+	for (i = 2; i <= NF; i++) {
+		if ($i ~ /^after:/) {
+			n = split(substr($i, 7), a, ",")
+			for (j = 1; j <= n; j++) {
+				if (!done[norm(a[j])]) { print "mkmodules: " name ": after:" a[j] " is not listed before it" > "/dev/stderr"; exit 1 }
+				after = after " " norm(a[j])
+			}
+		} else {
+			params = params (params != "" ? " " : "") $i
+		}
+	}
+	emit(name, params, after)
+}
 ' "$list"

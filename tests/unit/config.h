@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Fixed configuration for host unit tests, independent of any board's .config. */
 #define CONFIG_STRATA_BOARD "test"
+#define CONFIG_STRATA_UBI 0
 #define CONFIG_STRATA_ROOT_PART "rootfs"
 #define CONFIG_STRATA_DATA_PART "rootfs_data"
 #define CONFIG_STRATA_INIT "/sbin/init"

@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Flash image of qemu_x86_64_nand: UBI over the whole 32 MiB flash. Only the
+# static rootfs volume is in the image, as in a sysupgrade image; the init
+# creates rootfs_data in the free space on first boot.
+set -eu
+FLASH_SIZE=33554432     # 256 erase blocks of 128 KiB
+PEB=131072
+
+cfg="$IMAGES/.ubinize.cfg"
+cat > "$cfg" <<EOC
+[rootfs]
+mode=ubi
+image=$ROOTFS_IMG
+vol_id=0
+vol_type=static
+vol_name=rootfs
+EOC
+ubinize -o "$IMAGES/flash-ubi.img" -p "$PEB" -m 1 -Q 0 "$cfg"
+rm -f "$cfg"
+size=$(stat -c %s "$IMAGES/flash-ubi.img")
+[ "$size" -le "$FLASH_SIZE" ] || { echo "flash.sh: UBI image ($size bytes) exceeds the flash" >&2; exit 1; }
+# the device's flash: written only when absent (make flash-erase starts over)
+if [ ! -f "$IMAGES/flash-data.bin" ]; then
+	{ cat "$IMAGES/flash-ubi.img"; head -c $((FLASH_SIZE - size)) /dev/zero | tr '\000' '\377'; } \
+		> "$IMAGES/flash-data.bin"
+fi

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* UBI volumes: look up by name in sysfs, create the data volume on first boot. */
+#ifndef STRATA_UBI_H
+#define STRATA_UBI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Returns 0 with *vol_id set, -ENOENT when ubiN has no such volume, -errno. */
+int ubi_find_volume(int ubi, const char *name, int *vol_id);
+/* Writes the names of ubiN's volumes, quoted and comma separated. */
+void ubi_list_volumes(int ubi, char *buf, size_t len);
+/* Creates a dynamic volume over all free space. Returns 0 with *vol_id and *bytes, or -errno. */
+int ubi_create_volume(int ubi, const char *name, int *vol_id, uint64_t *bytes);
+
+#endif
