@@ -254,13 +254,7 @@ static void mount_lower(struct strata_ctx *ctx, const char *dev, const char *dir
 	    mount(dev, dir, "squashfs", MS_RDONLY | MS_NODEV | MS_NOSUID, NULL) < 0)
 		fatal(ctx, "cannot mount squashfs lower '%s' (%s) on %s: %m", ctx->opts.root_part,
 		      dev, dir);
-	struct bootrec_layer *l = bootrec_add_layer(&ctx->rec, "lower");
-	if (l) {
-		snprintf(l->source, sizeof(l->source), "%s", dev);
-		snprintf(l->fstype, sizeof(l->fstype), "squashfs");
-		snprintf(l->mountpoint, sizeof(l->mountpoint), "%s", dir);
-		snprintf(l->state, sizeof(l->state), "mounted");
-	}
+	bootrec_add_layer(&ctx->rec, "lower", dev, "squashfs", dir, "mounted");
 	log_info("lower '%s' (%s, squashfs) on %s", ctx->opts.root_part, dev, dir);
 }
 
@@ -279,13 +273,7 @@ static void mount_root_overlay(struct strata_ctx *ctx, const char *lower)
 	mkdir(STRATA_NEWROOT, 0755);
 	if (mount("overlay", STRATA_NEWROOT, "overlay", MS_NOATIME, opts) < 0)
 		fatal(ctx, "cannot mount the root overlay (%s): %m", opts);
-	struct bootrec_layer *l = bootrec_add_layer(&ctx->rec, "root");
-	if (l) {
-		snprintf(l->source, sizeof(l->source), "overlay");
-		snprintf(l->fstype, sizeof(l->fstype), "overlay");
-		snprintf(l->mountpoint, sizeof(l->mountpoint), "/");
-		snprintf(l->state, sizeof(l->state), "mounted");
-	}
+	bootrec_add_layer(&ctx->rec, "root", "overlay", "overlay", "/", "mounted");
 	log_debug("root overlay: %s", opts);
 }
 

@@ -4,6 +4,7 @@
 #include "strbuf.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 void bootrec_phase_begin(struct bootrec *rec, const char *name, uint64_t now_ns)
@@ -22,14 +23,17 @@ void bootrec_phase_end(struct bootrec *rec, uint64_t now_ns)
 		rec->phases[rec->n_phases - 1].end_ns = now_ns;
 }
 
-struct bootrec_layer *bootrec_add_layer(struct bootrec *rec, const char *role)
+void bootrec_add_layer(struct bootrec *rec, const char *role, const char *source,
+		       const char *fstype, const char *mountpoint, const char *state)
 {
 	if (rec->n_layers >= BOOTREC_MAX_LAYERS)
-		return NULL;
+		return;
 	struct bootrec_layer *l = &rec->layers[rec->n_layers++];
-	memset(l, 0, sizeof(*l));
 	l->role = role;
-	return l;
+	snprintf(l->source, sizeof(l->source), "%s", source);
+	snprintf(l->fstype, sizeof(l->fstype), "%s", fstype);
+	snprintf(l->mountpoint, sizeof(l->mountpoint), "%s", mountpoint);
+	snprintf(l->state, sizeof(l->state), "%s", state);
 }
 
 int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)

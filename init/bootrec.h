@@ -46,7 +46,9 @@ struct bootrec {
 
 void bootrec_phase_begin(struct bootrec *rec, const char *name, uint64_t now_ns);
 void bootrec_phase_end(struct bootrec *rec, uint64_t now_ns);
-struct bootrec_layer *bootrec_add_layer(struct bootrec *rec, const char *role);
+/* Adds a layer; strings that do not fit are cut (the record is informational). */
+void bootrec_add_layer(struct bootrec *rec, const char *role, const char *source,
+		       const char *fstype, const char *mountpoint, const char *state);
 /* Returns the length or -ENAMETOOLONG. */
 int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len);
 

@@ -2,6 +2,7 @@
 /* What PID 1 does when it cannot go on: emergency shell, hang or reboot. It never exits. */
 #include "log.h"
 #include "strata.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,15 +53,8 @@ static void run_shell(void)
 	}
 	if (pid == 0) {
 		setsid();
-		int fd = open("/dev/console", O_RDWR | O_NOCTTY);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-			dup2(fd, 2);
-			if (fd > 2)
-				close(fd);
+		if (attach_console() == 0)
 			ioctl(0, TIOCSCTTY, 1);
-		}
 		char *const argv[] = { "sh", NULL };
 		char *const envp[] = { "PATH=/sbin:/bin:/usr/sbin:/usr/bin", "HOME=/",
 				       "TERM=linux", "PS1=(strata emergency) # ", NULL };

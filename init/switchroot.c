@@ -111,16 +111,9 @@ int switch_root_into(struct strata_ctx *ctx, const char *newroot)
 
 void exec_init(struct strata_ctx *ctx)
 {
-	int fd = open("/dev/console", O_RDWR | O_NOCTTY);
-	if (fd >= 0) {
-		dup2(fd, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		if (fd > 2)
-			close(fd);
-	} else {
-		log_warn("cannot reopen /dev/console in the new root: %m");
-	}
+	int r = attach_console();
+	if (r < 0)
+		log_warn_errno(r, "cannot reopen /dev/console in the new root: %m");
 	log_open();
 
 	snprintf(ctx->rec.init, sizeof(ctx->rec.init), "%s", ctx->opts.init);

@@ -157,13 +157,7 @@ int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data, ch
 	}
 	probe_capabilities(ctx);
 
-	struct bootrec_layer *l = bootrec_add_layer(&ctx->rec, "upper");
-	if (l) {
-		snprintf(l->source, sizeof(l->source), "%s", src);
-		snprintf(l->fstype, sizeof(l->fstype), "%s", fstype);
-		snprintf(l->mountpoint, sizeof(l->mountpoint), "%s", STRATA_DATA_DIR);
-		snprintf(l->state, sizeof(l->state), "mounted");
-	}
+	bootrec_add_layer(&ctx->rec, "upper", src, fstype, STRATA_DATA_DIR, "mounted");
 	log_info("upper '%s' (%s, %s) on %s", data->name, src, fstype, STRATA_DATA_DIR);
 	return 0;
 }
@@ -186,13 +180,7 @@ void upper_degrade(struct strata_ctx *ctx, const char *reason, int err)
 		fatal(ctx, "cannot set up a tmpfs upper either: %m");
 	snprintf(ctx->rec.degraded_reason, sizeof(ctx->rec.degraded_reason), "%s", reason);
 	ctx->rec.degraded_errno = err < 0 ? -err : err;
-	struct bootrec_layer *l = bootrec_add_layer(&ctx->rec, "upper");
-	if (l) {
-		snprintf(l->source, sizeof(l->source), "tmpfs");
-		snprintf(l->fstype, sizeof(l->fstype), "tmpfs");
-		snprintf(l->mountpoint, sizeof(l->mountpoint), "%s", STRATA_DATA_DIR);
-		snprintf(l->state, sizeof(l->state), "tmpfs");
-	}
+	bootrec_add_layer(&ctx->rec, "upper", "tmpfs", "tmpfs", STRATA_DATA_DIR, "tmpfs");
 	console_print("\n"
 		      "**********************************************************************\n"
 		      "* strata: DEGRADED BOOT: changes are kept in RAM and LOST at reboot. *\n"

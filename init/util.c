@@ -148,6 +148,19 @@ int write_file_atomic(const char *path, const void *data, size_t len, bool durab
 	return durable ? fsync_parent(path) : 0;
 }
 
+int attach_console(void)
+{
+	int fd = open("/dev/console", O_RDWR | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	dup2(fd, 0);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	if (fd > 2)
+		close(fd);
+	return 0;
+}
+
 int mkdir_p(const char *path, mode_t mode)
 {
 	char buf[256];

@@ -21,6 +21,8 @@ long proc_status_kb(const char *status, const char *key);
 ssize_t read_file(const char *path, char *buf, size_t len);
 /* Writes path.tmp, fsyncs it when durable, renames it over path. */
 int write_file_atomic(const char *path, const void *data, size_t len, bool durable);
+/* Makes /dev/console stdin, stdout and stderr. Returns 0 or -errno. */
+int attach_console(void);
 /* mkdir -p; existing directories are fine. */
 int mkdir_p(const char *path, mode_t mode);
 /* snprintf that reports truncation as -ENAMETOOLONG. */

@@ -91,7 +91,8 @@ static void bootrec_round_trips(void)
 	snprintf(rec.degraded_reason, sizeof(rec.degraded_reason), "a\nb");
 	bootrec_phase_begin(&rec, "modules", 200);
 	bootrec_phase_end(&rec, 300);
-	bootrec_add_layer(&rec, "lower");
+	bootrec_add_layer(&rec, "lower", "/dev/mtdblock0", "squashfs", "/run/strata/lower/0",
+			  "mounted");
 	CHECK(bootrec_format_json(&rec, json, sizeof(json)) > 0);
 	CHECK(json_get_u64(json, "exec_ns", &v) == 0 && v == 2000000123ULL);
 	CHECK(json_get_string(json, "init", s, sizeof(s)) == 0);
@@ -102,6 +103,8 @@ static void bootrec_round_trips(void)
 	CHECK_STR(s, "a\nb");
 	CHECK(json_get_u64(json, "end_ns", &v) == 0 && v == 300);
 	CHECK(json_get_string(json, "nope", s, sizeof(s)) == -ENOENT);
+	CHECK(json_get_string(json, "fstype", s, sizeof(s)) == 0);
+	CHECK_STR(s, "squashfs");
 	char small[16];
 	CHECK(bootrec_format_json(&rec, small, sizeof(small)) == -ENAMETOOLONG);
 }
