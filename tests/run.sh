@@ -78,6 +78,26 @@ if [ $unit_only = 0 ]; then
 			tally <<<"FAIL build/$b (log: $log)"
 		fi
 	done
+	# ---- the runtime tool on the host: exit codes 0 ok / 1 error / 2 usage ----------
+	for b in $built; do
+		bin="$out/$b/build/strata"
+		cli() { # expected-rc expected-text args...
+			local want=$1 text=$2 got rc
+			shift 2
+			got=$("$bin" "$@" 2>&1)
+			rc=$?
+			if [ $rc -eq "$want" ] && grep -qF -- "$text" <<<"$got"; then
+				tally <<<"PASS cli/$b/strata $*"
+			else
+				tally <<<"FAIL cli/$b/strata $*: exit $rc, wanted $want and '$text'; got: $got"
+			fi
+		}
+		cli 0 "usage: strata COMMAND" --help
+		cli 2 "unknown command 'bogus'" bogus
+		cli 2 "unknown argument '--bogus'" status --bogus
+		cli 1 "cannot read '/run/strata/boot.json'" status
+		break
+	done
 	# ---- QEMU scenarios -----------------------------------------------------------
 	if [ -n "$built" ]; then
 		rm -rf "$out/work"
