@@ -64,9 +64,11 @@ static void mount_api_filesystems(struct strata_ctx *ctx)
 		if (mount(m->source, m->target, m->fstype, m->flags, m->data) < 0 && errno != EBUSY)
 			fatal(ctx, "cannot mount %s on %s: %m", m->fstype, m->target);
 	}
-	log_open(); /* devtmpfs now provides the real /dev/kmsg and /dev/console */
-	if (mkdir_p(STRATA_RUN_DIR, 0755) < 0)
-		log_error("cannot create %s: %m", STRATA_RUN_DIR);
+	/* /proc now tells the console log level; opens kmsg/console if the initramfs had none */
+	log_open();
+	int r = mkdir_p(STRATA_RUN_DIR, 0755);
+	if (r < 0)
+		log_error_errno(r, "cannot create %s: %m", STRATA_RUN_DIR);
 }
 
 static void report_rejected_key(void *arg, const char *key, const char *why)
