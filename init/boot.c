@@ -309,6 +309,7 @@ void boot_main(struct strata_ctx *ctx)
 	phase_end(ctx);
 
 	phase_begin(ctx, "upper");
+	outcome_load(ctx);
 	mkdir_p(STRATA_DATA_DIR, 0755);
 	if (data_err == -ENOENT) {
 		snprintf(reason, sizeof(reason), "data partition '%s' not found",
@@ -323,6 +324,7 @@ void boot_main(struct strata_ctx *ctx)
 		if (r < 0)
 			upper_degrade(ctx, reason, r);
 	}
+	outcome_store(ctx);
 	phase_end(ctx);
 
 	phase_begin(ctx, "overlay");

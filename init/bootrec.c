@@ -68,6 +68,19 @@ int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 		      rec->cap_rename_exchange < 0   ? "null"
 		      : rec->cap_rename_exchange ? "true"
 						 : "false");
+	strbuf_puts(&sb, ",\n  \"record\": ");
+	strbuf_json_str(&sb, rec->record_dev);
+	strbuf_puts(&sb, ",\n  \"previous_boot\": ");
+	if (rec->has_previous) {
+		strbuf_puts(&sb, "{\"mode\": ");
+		strbuf_json_str(&sb, rec->previous.mode);
+		strbuf_printf(&sb, ", \"errno\": %d, \"seq\": %u, \"reason\": ", rec->previous.err,
+			      rec->previous.seq);
+		strbuf_json_str(&sb, rec->previous.reason);
+		strbuf_putc(&sb, '}');
+	} else {
+		strbuf_puts(&sb, "null");
+	}
 	strbuf_puts(&sb, ",\n  \"phases\": [");
 	for (size_t i = 0; i < rec->n_phases; i++) {
 		const struct bootrec_phase *p = &rec->phases[i];

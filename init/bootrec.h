@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record.h"
+
 #define BOOTREC_MAX_PHASES 16
 #define BOOTREC_MAX_LAYERS 8
 
@@ -38,6 +40,9 @@ struct bootrec {
 	uint64_t first_boot_format_ns;
 	/* what the upper filesystem supports; -1 unknown, 0 no, 1 yes */
 	int cap_rename_whiteout, cap_rename_exchange;
+	char record_dev[48];             /* where boot outcomes are kept; empty: nowhere */
+	bool has_previous;
+	struct outcome_record previous;  /* the newest record before this boot */
 	struct bootrec_phase phases[BOOTREC_MAX_PHASES];
 	size_t n_phases;
 	struct bootrec_layer layers[BOOTREC_MAX_LAYERS];

@@ -53,6 +53,14 @@ int cmd_status(int argc, char **argv)
 	if (degraded)
 		printf("reason:    %s\n", reason);
 	printf("init:      %s\n", init);
+	char prev_reason[256];
+	uint64_t prev_errno = 0;
+	if (strstr(text, "\"previous_boot\": {\"mode\": \"degraded\"") &&
+	    json_get_string(strstr(text, "\"previous_boot\""), "reason", prev_reason,
+			    sizeof(prev_reason)) == 0 &&
+	    json_get_u64(strstr(text, "\"previous_boot\""), "errno", &prev_errno) == 0)
+		printf("previous:  the boot before this one was DEGRADED: %s (errno %llu)\n",
+		       prev_reason, (unsigned long long)prev_errno);
 	if (strstr(text, "\"first_boot\": true"))
 		printf("first boot: the data flash was erased; the upper started empty\n");
 	if (strstr(text, "\"rename_whiteout\": false"))

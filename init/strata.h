@@ -23,6 +23,7 @@ struct strata_ctx {
 	struct strata_opts opts;
 	struct bootrec rec;
 	char cmdline[4096];
+	uint64_t record_next; /* where the next boot-outcome record goes */
 };
 
 /* boot.c */
@@ -47,6 +48,10 @@ int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *ds, char
 		      size_t reasonlen);
 /* The flash upper cannot be used: strata.degraded= decides; never silent. */
 void upper_degrade(struct strata_ctx *ctx, const char *reason, int err);
+
+/* outcome.c: the boot-outcome record (CONFIG_STRATA_RECORD_PART) */
+void outcome_load(struct strata_ctx *ctx);
+void outcome_store(struct strata_ctx *ctx);
 
 /* switchroot.c */
 int switch_root_into(struct strata_ctx *ctx, const char *newroot);

@@ -38,7 +38,7 @@ tally() {
 # ---- unit tests (host, sanitizers) -------------------------------------------
 pure_srcs="$top/init/opts.c $top/init/mtd.c $top/init/ovl.c $top/init/strbuf.c \
 $top/init/modules.c $top/init/bootrec.c $top/init/json.c $top/init/util.c \
-$top/init/flashid.c"
+$top/init/flashid.c $top/init/record.c"
 warnings=$(make -s -C "$top" print-warnings)
 san="-pthread -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 mkdir -p "$out/unit"
@@ -69,6 +69,8 @@ if [ $unit_only = 0 ]; then
 	for b in $boards; do
 		log="$out/$b.build.log"
 		echo "building $b (log: $log)"
+		# scenarios start from pristine flash, not from an earlier run's device state
+		rm -f "$out/$b"/images/flash-*.bin
 		if make -C "$top" O="$out/$b" "${b}_defconfig" > "$log" 2>&1 &&
 			make -C "$top" O="$out/$b" all >> "$log" 2>&1; then
 			tally <<<"PASS build/$b"

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Flash image of qemu_x86_64_nand: UBI over the whole 32 MiB flash. Only the
-# static rootfs volume is in the image, as in a sysupgrade image; the init
-# creates rootfs_data in the free space on first boot.
+# Flash image of qemu_x86_64_nand: UBI over the whole 32 MiB flash: the
+# static rootfs volume and the one-LEB strata_log volume (boot-outcome
+# record) are in the image, as in a sysupgrade image; the init creates
+# rootfs_data in the free space on first boot.
 set -eu
 FLASH_SIZE=33554432     # 256 erase blocks of 128 KiB
 PEB=131072
@@ -15,6 +16,12 @@ image=$ROOTFS_IMG
 vol_id=0
 vol_type=static
 vol_name=rootfs
+[strata_log]
+mode=ubi
+vol_id=1
+vol_type=dynamic
+vol_size=130944
+vol_name=strata_log
 EOC
 ubinize -o "$IMAGES/flash-ubi.img" -p "$PEB" -m 1 -Q 0 "$cfg"
 rm -f "$cfg"

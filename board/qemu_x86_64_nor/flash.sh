@@ -5,6 +5,7 @@
 set -eu
 ROOTFS_SIZE=33554432    # rootfs partition, NOR at 192 MiB
 DATA_SIZE=8388608       # rootfs_data: 64 erase blocks of 128 KiB
+LOG_SIZE=262144         # strata_log: 2 erase blocks
 
 size=$(stat -c %s "$ROOTFS_IMG")
 if [ "$size" -gt "$ROOTFS_SIZE" ]; then
@@ -17,3 +18,4 @@ erased() { head -c "$1" /dev/zero | tr '\000' '\377'; }
 # the data flash is the device's persistent state: written only when absent
 # (make flash-erase starts over)
 [ -f "$IMAGES/flash-data.bin" ] || erased "$DATA_SIZE" > "$IMAGES/flash-data.bin"
+[ -f "$IMAGES/flash-log.bin" ] || erased "$LOG_SIZE" > "$IMAGES/flash-log.bin"

@@ -4,5 +4,6 @@
 board_qemu=(qemu-system-x86_64 -M pc -smp 2 -m 256 -nographic -no-user-config -nic none
 	-kernel "$here/kernel" -initrd "$initramfs"
 	-device "loader,file=$here/flash-rootfs.bin,addr=0xc000000,force-raw=on"
-	-drive "file=$here/flash-data.bin,if=virtio,format=raw")
+	-drive "file=$here/flash-data.bin,if=virtio,format=raw"
+	-drive "file=$here/flash-log.bin,if=virtio,format=raw")
 board_cmdline='console=ttyS0 quiet panic=-1 memmap=32M$0xc000000'

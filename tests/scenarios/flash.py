@@ -2,7 +2,9 @@
 """The flash upper on NOR/jffs2: first boot, bad contents, and the degraded mode."""
 import hashlib
 import os
+import struct
 import subprocess
+import zlib
 
 from scenario import scenario
 
@@ -58,6 +60,103 @@ def garbage_in_rootfs_data_degrades_and_keeps_it(ctx):
     assert_degraded(ctx, vm, "'rootfs_data' holds unrecognised data, not jffs2; left untouched")
     vm.poweroff()
     assert digest(dev.path(DATA)) == before, "strata wrote to flash it could not identify"
+
+
+def erase(path):
+    size = os.path.getsize(path)
+    with open(path, "wb") as f:
+        f.write(b"\xff" * size)
+
+
+@scenario(NOR)
+def degraded_boot_is_remembered_across_reboot(ctx):
+    dev = ctx.machine()
+    with open(dev.path(DATA), "wb") as f:
+        f.write(os.urandom(8 << 20))
+    vm = dev.boot()
+    reason = "'rootfs_data' holds unrecognised data, not jffs2; left untouched"
+    assert_degraded(ctx, vm, reason)
+    assert ctx.boot_record(vm)["record"] == "/dev/mtd2"
+    vm.poweroff()
+    # the flash is replaced: the next boot is normal and says what the last one was
+    erase(dev.path(DATA))
+    vm = dev.boot()
+    rec = ctx.boot_record(vm)
+    assert rec["mode"] == "normal", rec
+    prev = rec["previous_boot"]
+    assert prev["mode"] == "degraded" and prev["reason"].startswith(reason), prev
+    assert prev["errno"] > 0, prev
+    assert "the boot before this one was DEGRADED: " + reason in vm.out("strata status")
+    assert "the previous boot was degraded: " + reason in vm.out("dmesg")
+    vm.poweroff()
+    # the good boot was recorded too: the news is not repeated
+    vm = dev.boot()
+    rec = ctx.boot_record(vm)
+    assert rec["previous_boot"]["mode"] == "normal", rec
+    assert rec["previous_boot"]["seq"] == prev["seq"] + 1, rec
+    assert "DEGRADED" not in vm.out("strata status")
+
+
+SLOT, BLOCK = 256, 131072
+
+
+def encode_record(seq, mode="degraded", err=5, reason="test"):
+    """The on-flash format of init/record.c, written independently as an oracle."""
+    text = ("mode=%s\nerrno=%d\nreason=%s\n" % (mode, err, reason)).encode()
+    body = struct.pack("<I", len(text)) + text.ljust(SLOT - 16, b"\0")
+    return b"STRB" + struct.pack("<II", seq, zlib.crc32(body)) + body
+
+
+def decode_record(slot):
+    if slot[:4] != b"STRB":
+        return None
+    seq, crc = struct.unpack("<II", slot[4:12])
+    if zlib.crc32(slot[12:]) != crc:
+        return None
+    n = struct.unpack("<I", slot[12:16])[0]
+    return seq, slot[16:16 + n].decode()
+
+
+@scenario(NOR)
+def boot_record_ring_wraps_without_losing_the_newest(ctx):
+    # a full ring (1024 records over 2 erase blocks, newest in the last slot):
+    # the next record erases the first block, never the one holding the newest
+    dev = ctx.machine()
+    log = dev.path("flash-log.bin")
+    with open(log, "wb") as f:
+        for seq in range(1, 2 * BLOCK // SLOT + 1):
+            f.write(encode_record(seq))
+    vm = dev.boot(append="strata.data=nosuch")
+    assert ctx.boot_record(vm)["previous_boot"]["seq"] == 1024
+    vm.poweroff()
+    data = open(log, "rb").read()
+    seq, text = decode_record(data[:SLOT])
+    assert seq == 1025 and "reason=data partition 'nosuch' not found" in text, text
+    assert data[SLOT:BLOCK] == b"\xff" * (BLOCK - SLOT), "first block not erased"
+    assert decode_record(data[BLOCK:BLOCK + SLOT])[0] == 513, "second block lost"
+    vm = dev.boot()
+    prev = ctx.boot_record(vm)["previous_boot"]
+    assert prev["seq"] == 1025 and prev["mode"] == "degraded", prev
+
+
+@scenario(NOR)
+def torn_boot_record_never_costs_the_newest(ctx):
+    # a power cut tore the slot after the newest record: the new record goes
+    # to the next erase block and the block holding the newest is left alone
+    dev = ctx.machine()
+    log = dev.path("flash-log.bin")
+    with open(log, "r+b") as f:
+        for seq in range(1, 6):
+            f.write(encode_record(seq, reason="old %d" % seq))
+        f.write(encode_record(6)[:100])  # torn: header and half the text
+    vm = dev.boot(append="strata.data=nosuch")
+    prev = ctx.boot_record(vm)["previous_boot"]
+    assert prev["seq"] == 5 and prev["reason"] == "old 5", prev
+    vm.poweroff()
+    data = open(log, "rb").read()
+    assert [decode_record(data[i * SLOT:(i + 1) * SLOT])[0] for i in range(5)] == [1, 2, 3, 4, 5]
+    seq, text = decode_record(data[BLOCK:BLOCK + SLOT])
+    assert seq == 6 and "nosuch" in text, text
 
 
 @scenario(NOR)

@@ -1,5 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The NAND/UBI board: squashfs through ubiblock, ubifs upper created on first boot."""
+import hashlib
+import os
+import subprocess
+
 from scenario import scenario
 
 NAND = "qemu_x86_64_nand"
@@ -9,7 +13,7 @@ NAND = "qemu_x86_64_nand"
 def nand_first_boot_creates_data_volume(ctx):
     vm = ctx.machine().boot()
     dmesg = vm.out("dmesg")
-    assert "strata: first boot: created UBI volume 'rootfs_data' (ubi0_1," in dmesg, dmesg
+    assert "strata: first boot: created UBI volume 'rootfs_data' (ubi0_2," in dmesg, dmesg[-2000:]
     rec = ctx.boot_record(vm)
     assert rec["first_boot"] is True and rec["mode"] == "normal", rec
     lower = ctx.mount_at(vm, "/run/strata/lower/0")
@@ -17,7 +21,7 @@ def nand_first_boot_creates_data_volume(ctx):
     data = ctx.mount_at(vm, "/run/strata/data")
     assert (data["fstype"], data["source"]) == ("ubifs", "ubi0:rootfs_data"), data
     assert ctx.mount_at(vm, "/")["fstype"] == "overlay"
-    assert vm.out("cat /sys/class/ubi/ubi0_1/name") == "rootfs_data"
+    assert vm.out("cat /sys/class/ubi/ubi0_2/name") == "rootfs_data"
     # ubifs has what overlayfs wants from an upper
     assert rec["capabilities"] == {"rename_whiteout": True, "rename_exchange": True}, rec
 
@@ -36,11 +40,60 @@ def nand_changes_persist_across_reboot(ctx):
     assert vm.out("cat /root/note") == "nand"
     assert vm.sh("test -e /etc/os-release", check=False)[0] != 0
     assert vm.sh("test -e /etc/group.moved && test ! -e /etc/group", check=False)[0] == 0
-    assert vm.out("ls /sys/class/ubi/ | grep -c '^ubi0_'") == "2"
+    assert vm.out("ls /sys/class/ubi/ | grep -c '^ubi0_'") == "3"
 
 
 @scenario(NAND)
 def nand_missing_root_volume_lists_volumes(ctx):
     vm = ctx.machine().boot(append="strata.root=nosuch strata.rootwait=200")
-    vm.expect(r"root volume 'nosuch' not found on ubi0 after 200 ms; volumes found: "
-              r"\"rootfs\"", from_start=True)
+    m = vm.expect(r"root volume 'nosuch' not found on ubi0 after 200 ms; volumes found: "
+                  r"([^\r\n]*) \(strata.root= selects another\)", from_start=True)
+    assert sorted(m.group(1).decode().split(", ")) == ['"rootfs"', '"strata_log"'], m.group(1)
+
+
+def ubi_image(ctx, path, data_volume=None):
+    """Writes a 32 MiB UBI flash as the board's, optionally with a rootfs_data
+    volume holding the given bytes."""
+    work = os.path.join(ctx.workdir, "ubi")
+    os.makedirs(work, exist_ok=True)
+    cfg = ["[rootfs]", "mode=ubi", "image=%s" % os.path.join(ctx.images, "rootfs.squashfs"),
+           "vol_id=0", "vol_type=static", "vol_name=rootfs",
+           "[strata_log]", "mode=ubi", "vol_id=1", "vol_type=dynamic", "vol_size=130944",
+           "vol_name=strata_log"]
+    if data_volume is not None:
+        blob = os.path.join(work, "data.bin")
+        open(blob, "wb").write(data_volume)
+        cfg += ["[rootfs_data]", "mode=ubi", "image=%s" % blob, "vol_id=2",
+                "vol_type=dynamic", "vol_size=4MiB", "vol_name=rootfs_data"]
+    open(os.path.join(work, "ubinize.cfg"), "w").write("\n".join(cfg) + "\n")
+    img = os.path.join(work, "ubi.img")
+    subprocess.check_call(["ubinize", "-o", img, "-p", "131072", "-m", "1", "-Q", "0",
+                           os.path.join(work, "ubinize.cfg")],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    raw = open(img, "rb").read()
+    open(path, "wb").write(raw + b"\xff" * ((32 << 20) - len(raw)))
+
+
+@scenario(NAND)
+def nand_garbage_data_volume_degrades_and_is_remembered(ctx):
+    dev = ctx.machine()
+    blob = os.urandom(1 << 20)
+    ubi_image(ctx, dev.path("flash-data.bin"), data_volume=blob)
+    vm = dev.boot()
+    reason = "'rootfs_data' holds unrecognised data, not ubifs; left untouched"
+    vm.expect("DEGRADED BOOT", from_start=True)
+    rec = ctx.boot_record(vm)
+    assert rec["mode"] == "degraded" and rec["degraded_reason"].startswith(reason), rec
+    assert rec["record"] == "/dev/ubi0_1", rec
+    assert ctx.mount_at(vm, "/run/strata/data")["fstype"] == "tmpfs"
+    # what the volume held is still there, byte for byte
+    got = vm.out("dd if=/dev/ubi0_2 bs=65536 count=16 2>/dev/null | md5sum").split()[0]
+    assert got == hashlib.md5(blob).hexdigest(), "the data volume was changed"
+    vm.poweroff()
+    # the record in strata_log (an atomic LEB change) outlives the boot
+    vm = dev.boot()
+    prev = ctx.boot_record(vm)["previous_boot"]
+    assert prev["mode"] == "degraded" and prev["reason"].startswith(reason), prev
+    assert prev["seq"] == 1 and prev["errno"] > 0, prev
+    rc, out = vm.sh("strata status", check=False)
+    assert rc == 1 and "the boot before this one was DEGRADED: " + reason in out, out

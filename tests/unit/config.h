@@ -4,6 +4,7 @@
 #define CONFIG_STRATA_UBI 0
 #define CONFIG_STRATA_ROOT_PART "rootfs"
 #define CONFIG_STRATA_DATA_PART "rootfs_data"
+#define CONFIG_STRATA_RECORD_PART "strata_log"
 #define CONFIG_STRATA_INIT "/sbin/init"
 #define CONFIG_STRATA_ROOTWAIT_MS 5000
 #define CONFIG_STRATA_FATAL_SHELL 1

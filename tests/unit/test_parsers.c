@@ -4,6 +4,7 @@
 #include "unit.h"
 #include "../../init/bootrec.h"
 #include "../../init/flashid.h"
+#include "../../init/record.h"
 #include "../../init/json.h"
 #include "../../init/modules.h"
 #include "../../init/mtd.h"
@@ -200,6 +201,26 @@ static void flash_contents_are_told_apart(void)
 	CHECK_STR(flash_content_name(FLASH_EXT4), "ext2/3/4");
 }
 
+static void outcome_record_round_trips(void)
+{
+	unsigned char slot[RECORD_SLOT];
+	struct outcome_record in = { .seq = 7, .mode = "degraded", .err = 74 }, out;
+	snprintf(in.reason, sizeof(in.reason), "'rootfs_data' holds ext2/3/4,\nnot jffs2");
+	CHECK(record_encode(&in, slot) == 0);
+	CHECK(record_decode(slot, &out) == 0);
+	CHECK(out.seq == 7 && out.err == 74);
+	CHECK_STR(out.mode, "degraded");
+	CHECK_STR(out.reason, "'rootfs_data' holds ext2/3/4, not jffs2");
+	slot[40] ^= 1; /* a torn or rotten write */
+	CHECK(record_decode(slot, &out) == -EBADMSG);
+	memset(slot, 0xff, sizeof(slot));
+	CHECK(record_decode(slot, &out) == -ENODATA);
+	memset(slot, 0, sizeof(slot));
+	CHECK(record_decode(slot, &out) == -EBADMSG);
+	/* the CRC is the usual IEEE one */
+	CHECK(crc32_ieee(0, "123456789", 9) == 0xCBF43926u);
+}
+
 int main(void)
 {
 	RUN(mtd_finds_by_exact_name);
@@ -213,5 +234,6 @@ int main(void)
 	RUN(modplan_orders_by_dependency);
 	RUN(modplan_limits);
 	RUN(flash_contents_are_told_apart);
+	RUN(outcome_record_round_trips);
 	return UNIT_EXIT();
 }

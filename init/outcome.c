@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Remembers degraded boots across reboots in the board's record partition or volume. */
+#include "log.h"
+#include "mtd.h"
+#include "record.h"
+#include "strata.h"
+#include "ubi.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static int record_device(char *dev, size_t len)
+{
+	int r;
+	if (CONFIG_STRATA_UBI) {
+		int vol;
+		if ((r = ubi_find_volume(0, CONFIG_STRATA_RECORD_PART, &vol)) < 0)
+			return r;
+		return xsnprintf(dev, len, "/dev/ubi0_%d", vol);
+	}
+	static char text[4096];
+	struct mtd_part part;
+	ssize_t n = read_file("/proc/mtd", text, sizeof(text));
+	if (n < 0)
+		return (int)n;
+	if ((r = mtd_find(text, CONFIG_STRATA_RECORD_PART, &part)) < 0)
+		return r;
+	return xsnprintf(dev, len, "/dev/mtd%d", part.index);
+}
+
+void outcome_load(struct strata_ctx *ctx)
+{
+	struct bootrec *rec = &ctx->rec;
+	if (!CONFIG_STRATA_RECORD_PART[0])
+		return;
+	int r = record_device(rec->record_dev, sizeof(rec->record_dev));
+	if (r < 0) {
+		rec->record_dev[0] = '\0';
+		log_warn_errno(r, "no boot-outcome record: '%s' not found (%m)",
+			       CONFIG_STRATA_RECORD_PART);
+		return;
+	}
+	r = record_read_latest(rec->record_dev, CONFIG_STRATA_UBI, &rec->previous, &ctx->record_next);
+	if (r == 0) {
+		rec->has_previous = true;
+		if (strcmp(rec->previous.mode, "degraded") == 0)
+			log_warn("the previous boot was degraded: %s (errno %d)", rec->previous.reason,
+				 rec->previous.err);
+	} else if (r != -ENOENT) {
+		log_warn_errno(r, "cannot read the boot-outcome record on %s: %m", rec->record_dev);
+	}
+}
+
+void outcome_store(struct strata_ctx *ctx)
+{
+	struct bootrec *rec = &ctx->rec;
+	struct outcome_record out = { 0 };
+	bool degraded = rec->degraded_reason[0] != '\0';
+	bool prev_degraded = rec->has_previous && strcmp(rec->previous.mode, "degraded") == 0;
+	/* flash is written only when there is news: a degraded boot, or the first good one after */
+	if (!rec->record_dev[0] || (!degraded && !prev_degraded))
+		return;
+	out.seq = rec->has_previous ? rec->previous.seq + 1 : 1;
+	snprintf(out.mode, sizeof(out.mode), "%s", degraded ? "degraded" : "normal");
+	out.err = degraded ? rec->degraded_errno : 0;
+	snprintf(out.reason, sizeof(out.reason), "%s", rec->degraded_reason);
+	int r = record_append(rec->record_dev, CONFIG_STRATA_UBI, &out, ctx->record_next);
+	if (r < 0)
+		log_warn_errno(r, "cannot write the boot-outcome record on %s: %m", rec->record_dev);
+	else
+		log_debug("boot-outcome record %u (%s) written to %s", out.seq, out.mode,
+			  rec->record_dev);
+}
