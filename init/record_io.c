@@ -7,6 +7,7 @@
  * the record is one slot in LEB 0 of its volume, replaced by an atomic LEB
  * change.
  */
+#include "mtd_abi.h"
 #include "record.h"
 
 #include <errno.h>
@@ -15,30 +16,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-
-/* from the kernel's <mtd/mtd-abi.h> and <mtd/ubi-user.h>, which musl's headers lack */
-struct mtd_info_user {
-	uint8_t type;
-	uint32_t flags;
-	uint32_t size;
-	uint32_t erasesize;
-	uint32_t writesize;
-	uint32_t oobsize;
-	uint64_t padding;
-};
-struct erase_info_user {
-	uint32_t start;
-	uint32_t length;
-};
-#define MEMGETINFO _IOR('M', 1, struct mtd_info_user)
-#define MEMERASE _IOW('M', 2, struct erase_info_user)
-struct ubi_leb_change_req {
-	int32_t lnum;
-	int32_t bytes;
-	int8_t dtype;
-	int8_t padding[7];
-} __attribute__((packed));
-#define UBI_IOCEBCH _IOW('O', 2, int32_t)
 
 static int read_ubi(int fd, struct outcome_record *rec)
 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* UBI volumes: look up by name in sysfs, create the data volume on first boot. */
+#include "mtd_abi.h"
 #include "ubi.h"
 #include "strbuf.h"
 #include "util.h"
@@ -12,23 +13,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-
-/* from the kernel's <mtd/ubi-user.h> (a stable ABI), which musl's headers lack */
-#define UBI_IOC_MAGIC 'o'
-#define UBI_VOL_NUM_AUTO (-1)
-#define UBI_DYNAMIC_VOLUME 3
-#define UBI_MAX_VOLUME_NAME 127
-struct ubi_mkvol_req {
-	int32_t vol_id;
-	int32_t alignment;
-	int64_t bytes;
-	int8_t vol_type;
-	uint8_t flags;
-	int16_t name_len;
-	int8_t padding2[4];
-	char name[UBI_MAX_VOLUME_NAME + 1];
-} __attribute__((packed));
-#define UBI_IOCMKVOL _IOW(UBI_IOC_MAGIC, 0, struct ubi_mkvol_req)
 
 static int sysfs_read(const char *path, char *buf, size_t len)
 {

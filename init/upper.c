@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The writable flash layer: identify, mount, prepare, probe; or degrade, loudly. */
 #include "flashid.h"
+#include "mtd_abi.h"
 #include "log.h"
 #include "strata.h"
 #include "util.h"
@@ -9,6 +10,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -66,6 +68,39 @@ static int identify(const struct data_source *part, enum flash_content *out)
 	return 0;
 }
 
+/*
+ * OpenWrt's sysupgrade marks a partition to be formatted with 0xdeadc0de;
+ * vanilla jffs2 fails to mount it (EIO). Erase the blocks that hold
+ * anything, leave the erased ones alone: no full erase pass.
+ */
+static int erase_dirty_blocks(const struct data_source *part, unsigned *erased)
+{
+	char dev[48];
+	unsigned char head[64];
+	if (xsnprintf(dev, sizeof(dev), "/dev/%s", part->src) < 0)
+		return -ENAMETOOLONG;
+	int fd = open(dev, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int r = 0;
+	*erased = 0;
+	for (uint64_t off = 0; off < part->size && r == 0; off += part->erasesize) {
+		if (pread(fd, head, sizeof(head), (off_t)off) != (ssize_t)sizeof(head)) {
+			r = -EIO;
+			break;
+		}
+		if (flash_identify(head, sizeof(head)) == FLASH_ERASED)
+			continue;
+		struct erase_info_user ei = { (uint32_t)off, part->erasesize };
+		if (ioctl(fd, MEMERASE, &ei) < 0)
+			r = -errno;
+		else
+			(*erased)++;
+	}
+	close(fd);
+	return r;
+}
+
 static int probe_rename(const char *dir, unsigned flags)
 {
 	char a[128], b[128];
@@ -116,7 +151,20 @@ int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data, ch
 	expected = strcmp(fstype, "ubifs") == 0 ? FLASH_UBIFS : FLASH_JFFS2;
 	if (content == expected) {
 		/* the filesystem is there */
-	} else if (content == FLASH_ERASED || (content == FLASH_DEADCODE && expected == FLASH_JFFS2)) {
+	} else if (content == FLASH_DEADCODE && expected == FLASH_JFFS2) {
+		unsigned erased = 0;
+		r = erase_dirty_blocks(data, &erased);
+		if (r < 0) {
+			snprintf(reason, reasonlen, "cannot erase '%s' for formatting: %s", data->name,
+				 strerror(-r));
+			return r;
+		}
+		ctx->rec.first_boot = true;
+		log_notice("first boot: '%s' is %s; erased %u of %llu blocks, starting an empty "
+			   "jffs2",
+			   data->name, flash_content_name(content), erased,
+			   (unsigned long long)(data->size / data->erasesize));
+	} else if (content == FLASH_ERASED) {
 		/* jffs2 takes erased blocks as empty space, ubifs formats an empty volume */
 		ctx->rec.first_boot = true;
 		log_notice("first boot: '%s' is %s; starting an empty %s", data->name,

@@ -222,3 +222,53 @@ def jffs2_rename_limits_are_probed_and_pinned(ctx):
         rc, out = vm.sh("mv %s %s.moved 2>&1" % (path, path), check=False)
         assert rc == 1 and "Invalid argument" in out, (path, out)
         vm.sh("test -e %s && test ! -e %s.moved" % (path, path))
+
+
+@scenario(NOR)
+def deadcode_marker_means_format(ctx):
+    # OpenWrt's sysupgrade leaves 0xdeadc0de where rootfs_data starts: a
+    # partition never formatted since; strata starts an empty jffs2 on it
+    dev = ctx.machine()
+    with open(dev.path(DATA), "r+b") as f:
+        f.write(b"\xde\xad\xc0\xde")
+    vm = dev.boot()
+    rec = ctx.boot_record(vm)
+    assert rec["mode"] == "normal" and rec["first_boot"] is True, rec
+    assert "'rootfs_data' is 0xdeadc0de format marker; erased 1 of 64 blocks, starting an " \
+        "empty jffs2" in vm.out("dmesg")
+    vm.sh("echo kept > /root/f && sync")
+    vm.poweroff()
+    vm = dev.boot()
+    assert vm.out("cat /root/f") == "kept"
+
+
+@scenario(NOR)
+def power_cut_during_first_boot(ctx):
+    dev = ctx.machine()
+    vm = dev.boot(wait_shell=False)
+    vm.expect(r"first boot: 'rootfs_data' is erased flash", 90)
+    vm.kill()
+    vm = dev.boot()
+    rec = ctx.boot_record(vm)
+    assert rec["mode"] == "normal", rec
+    vm.sh("echo after-cut > /root/f && sync")
+    vm.poweroff()
+    vm = dev.boot()
+    assert vm.out("cat /root/f") == "after-cut"
+    assert ctx.boot_record(vm)["mode"] == "normal"
+
+
+@scenario(NOR)
+def read_only_flash_degrades_and_keeps_it(ctx):
+    dev = ctx.machine()
+    script = dev.path("start-qemu.sh")
+    text = open(script).read()
+    assert "flash-data.bin,if=virtio,format=raw" in text
+    open(script, "w").write(text.replace("flash-data.bin,if=virtio,format=raw",
+                                         "flash-data.bin,if=virtio,format=raw,readonly=on"))
+    before = digest(dev.path(DATA))
+    vm = dev.boot()
+    assert_degraded(ctx, vm, "data partition 'rootfs_data' not found")
+    assert "block2mtd: error: cannot open device /dev/vda" in vm.out("dmesg")
+    vm.poweroff()
+    assert digest(dev.path(DATA)) == before
