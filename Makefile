@@ -132,7 +132,7 @@ $(KERNEL_STAMP):
 	$(Q)$(TOPDIR)/tools/fetch-kernel.sh $(BOARD_KERNEL_PKG) $(KERNEL_DIR)
 
 flash-erase:
-	$(Q)rm -f $(IMAGES)/flash-data.bin
+	$(Q)rm -f $(IMAGES)/flash-*.bin
 	$(Q)$(MAKE) -f $(TOPDIR)/Makefile O=$(O) all
 
 check: deps
