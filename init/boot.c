@@ -260,23 +260,30 @@ static void mount_lower(struct strata_ctx *ctx, const char *dev, const char *dir
 	log_info("lower '%s' (%s, squashfs) on %s", ctx->opts.root_part, dev, dir);
 }
 
-static void mount_root_overlay(struct strata_ctx *ctx, const char *lower)
+static void mount_overlay(struct strata_ctx *ctx, const char *lower, const char *upper,
+			  const char *work, const char *target)
 {
 	char opts[1024];
-	struct ovl_spec spec = {
-		.lowers = { lower },
-		.n_lowers = 1,
-		.upper = STRATA_DATA_DIR "/system/upper",
-		.work = STRATA_DATA_DIR "/system/work",
-	};
+	struct ovl_spec spec = { .lowers = { lower }, .n_lowers = 1, .upper = upper, .work = work };
 	int r = ovl_build_options(&spec, opts, sizeof(opts));
 	if (r < 0)
-		fatal(ctx, "cannot build overlay options: %s", strerror(-r));
-	mkdir(STRATA_NEWROOT, 0755);
-	if (mount("overlay", STRATA_NEWROOT, "overlay", MS_NOATIME, opts) < 0)
-		fatal(ctx, "cannot mount the root overlay (%s): %m", opts);
+		fatal(ctx, "cannot build overlay options for %s: %s", target, strerror(-r));
+	if (mkdir_p(target, 0755) < 0 || mount("overlay", target, "overlay", MS_NOATIME, opts) < 0)
+		fatal(ctx, "cannot mount the overlay on %s (%s): %m", target, opts);
+	log_debug("overlay on %s: %s", target, opts);
+}
+
+/*
+ * lowers -> system overlay (system upper) -> user overlay (user upper): two
+ * levels, the kernel's FILESYSTEM_MAX_STACK_DEPTH. The system overlay stays
+ * mounted read-write at /run/strata/system for provisioning.
+ */
+static void mount_layers(struct strata_ctx *ctx, const char *lower)
+{
+	mount_overlay(ctx, lower, ctx->system_upper, ctx->system_work, STRATA_SYSTEM_DIR);
+	bootrec_add_layer(&ctx->rec, "system", "overlay", "overlay", STRATA_SYSTEM_DIR, "mounted");
+	mount_overlay(ctx, STRATA_SYSTEM_DIR, ctx->user_upper, ctx->user_work, STRATA_NEWROOT);
 	bootrec_add_layer(&ctx->rec, "root", "overlay", "overlay", "/", "mounted");
-	log_debug("root overlay: %s", opts);
 }
 
 void boot_main(struct strata_ctx *ctx)
@@ -311,24 +318,28 @@ void boot_main(struct strata_ctx *ctx)
 	phase_begin(ctx, "upper");
 	outcome_load(ctx);
 	mkdir_p(STRATA_DATA_DIR, 0755);
-	if (data_err == -ENOENT) {
+	int r = data_err == -ENOENT ? -ENODEV : data_err;
+	if (data_err == -ENOENT)
 		snprintf(reason, sizeof(reason), "data partition '%s' not found",
 			 ctx->opts.data_part);
-		upper_degrade(ctx, reason, -ENODEV);
-	} else if (data_err < 0) {
+	else if (data_err < 0)
 		snprintf(reason, sizeof(reason), "cannot set up data volume '%s': %s",
 			 ctx->opts.data_part, strerror(-data_err));
-		upper_degrade(ctx, reason, data_err);
+	else if ((r = upper_mount_flash(ctx, &data, reason, sizeof(reason))) == 0 &&
+		 (r = layers_prepare(ctx, false, data.name, reason, sizeof(reason))) < 0)
+		umount2(STRATA_DATA_DIR, MNT_DETACH);
+	if (r < 0) {
+		upper_degrade(ctx, reason, r);
+		if (layers_prepare(ctx, true, "tmpfs", reason, sizeof(reason)) < 0)
+			fatal(ctx, "cannot set up the tmpfs upper: %s", reason);
 	} else {
-		int r = upper_mount_flash(ctx, &data, reason, sizeof(reason));
-		if (r < 0)
-			upper_degrade(ctx, reason, r);
+		upper_probe_capabilities(ctx);
 	}
 	outcome_store(ctx);
 	phase_end(ctx);
 
 	phase_begin(ctx, "overlay");
-	mount_root_overlay(ctx, STRATA_LOWER_DIR "/0");
+	mount_layers(ctx, STRATA_LOWER_DIR "/0");
 	phase_end(ctx);
 
 	phase_begin(ctx, "switch-root");

@@ -68,6 +68,10 @@ int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 		      rec->cap_rename_exchange < 0   ? "null"
 		      : rec->cap_rename_exchange ? "true"
 						 : "false");
+	strbuf_printf(&sb, ",\n  \"generations\": {\"system\": %u, \"user\": %u}",
+		      rec->system_gen, rec->user_gen);
+	strbuf_puts(&sb, ",\n  \"request_applied\": ");
+	strbuf_json_str(&sb, rec->request_result);
 	strbuf_puts(&sb, ",\n  \"record\": ");
 	strbuf_json_str(&sb, rec->record_dev);
 	strbuf_puts(&sb, ",\n  \"previous_boot\": ");

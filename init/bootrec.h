@@ -40,6 +40,8 @@ struct bootrec {
 	uint64_t first_boot_format_ns;
 	/* what the upper filesystem supports; -1 unknown, 0 no, 1 yes */
 	int cap_rename_whiteout, cap_rename_exchange;
+	unsigned system_gen, user_gen;
+	char request_result[24];         /* what this boot applied: "", "reset --user", "malformed", ... */
 	char record_dev[48];             /* where boot outcomes are kept; empty: nowhere */
 	bool has_previous;
 	struct outcome_record previous;  /* the newest record before this boot */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* strata status: how this boot assembled the root; non-zero exit when degraded. */
 #include "json.h"
+#include "request.h"
 #include "strata.h"
 #include "util.h"
 
@@ -64,10 +65,31 @@ int cmd_status(int argc, char **argv)
 	if (strstr(text, "\"first_boot\": true"))
 		printf("first boot: the data flash was erased; the upper started empty\n");
 	if (strstr(text, "\"rename_whiteout\": false"))
-		printf("kernel:    upper lacks RENAME_WHITEOUT: renaming a directory that comes from "
-		       "the lower fails (EXDEV)\n");
+		printf("kernel:    upper lacks RENAME_WHITEOUT: renaming a name that also exists in "
+		       "the lower fails (EINVAL, EXDEV for directories)\n");
 	if (strstr(text, "\"rename_exchange\": false"))
 		printf("kernel:    upper lacks RENAME_EXCHANGE: directory changes are not atomic\n");
+	uint64_t sys_gen = 0, user_gen = 0;
+	if (json_get_u64(text, "system", &sys_gen) == 0 && json_get_u64(text, "user", &user_gen) == 0)
+		printf("layers:    system generation %llu, user generation %llu\n",
+		       (unsigned long long)sys_gen, (unsigned long long)user_gen);
+	static char req_text[16384];
+	static struct request req;
+	unsigned bad_line;
+	if (read_file(STRATA_REQUEST_FILE, req_text, sizeof(req_text)) >= 0) {
+		if (request_parse(req_text, &req, &bad_line) < 0) {
+			printf("pending:   a malformed request (line %u); it will be set aside\n", bad_line);
+		} else {
+			printf("pending:   %s at the next boot (request %lu)", request_kind_name(req.kind),
+			       req.id);
+			if (req.n_keep)
+				printf(", keeping %zu path%s", req.n_keep, req.n_keep == 1 ? "" : "s");
+			for (size_t i = 0; i < req.n_revert; i++)
+				printf("%s %s (%s)", i ? "," : ":", req.revert[i].path,
+				       req.revert[i].layer == LAYER_USER ? "user" : "system");
+			printf("\n");
+		}
+	}
 	printf("assembly:  %llu.%03llu ms\n", (unsigned long long)((exec - start) / 1000000u),
 	       (unsigned long long)((exec - start) / 1000u % 1000u));
 	return degraded;

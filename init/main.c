@@ -14,6 +14,10 @@ static const struct command {
 	const char *help;
 } commands[] = {
 	{ "status", cmd_status, "how this boot assembled the root" },
+	{ "reset", cmd_reset, "drop the user layer or both layers at the next boot" },
+	{ "revert", cmd_revert, "drop single paths from a layer at the next boot" },
+	{ "firstboot", cmd_reset, "OpenWrt name: reset --full" },
+	{ "factoryreset", cmd_reset, "OpenWrt name: reset --full" },
 };
 
 static void usage(FILE *out)
@@ -47,8 +51,10 @@ int main(int argc, char **argv)
 	if (strcmp(base, "strata") != 0 && strcmp(base, "init") != 0) {
 		/* multi-call: the program name is the command */
 		for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-			if (strcmp(base, commands[i].name) == 0)
+			if (strcmp(base, commands[i].name) == 0) {
+				argv[0] = (char *)base;
 				return commands[i].fn(argc, argv);
+			}
 	}
 	if (argc < 2) {
 		usage(stderr);

@@ -166,6 +166,12 @@ static const char *apply(struct strata_opts *o, const char *key, const char *val
 		if ((i = lookup(degraded_names, 3, val)) < 0)
 			return "expects tmpfs, emergency or reboot";
 		o->degraded = (enum degraded_policy)i;
+	} else if (strcmp(key, "powercut") == 0) {
+		if (!CONFIG_STRATA_FAULT_INJECTION)
+			return "needs CONFIG_STRATA_FAULT_INJECTION";
+		if (strlen(val) >= sizeof(o->powercut))
+			return "is too long";
+		copy_str(o->powercut, sizeof(o->powercut), val);
 	} else if (strcmp(key, "rootwait") == 0) {
 		if (parse_uint(val, 600000, &o->rootwait_ms) < 0)
 			return "expects milliseconds (0..600000)";

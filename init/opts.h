@@ -17,6 +17,7 @@ struct strata_opts {
 	enum degraded_policy degraded; /* strata.degraded= tmpfs|emergency|reboot */
 	unsigned rootwait_ms;          /* strata.rootwait= ms to wait for partitions */
 	bool debug;                    /* strata.debug */
+	char powercut[24];             /* strata.powercut= test hook (CONFIG_STRATA_FAULT_INJECTION) */
 };
 
 /* Called once per rejected key; why is a complete sentence fragment. */

@@ -14,6 +14,8 @@
 #define STRATA_BOOT_RECORD STRATA_RUN_DIR "/boot.json"
 #define STRATA_LOWER_DIR STRATA_RUN_DIR "/lower"
 #define STRATA_DATA_DIR STRATA_RUN_DIR "/data"
+#define STRATA_SYSTEM_DIR STRATA_RUN_DIR "/system"
+#define STRATA_REQUEST_FILE STRATA_DATA_DIR "/strata.request"
 #define STRATA_NEWROOT "/newroot"
 #define STRATA_MODULE_LIST "/etc/strata/modules"
 #define STRATA_MODULE_DEPS "/etc/strata/modules.dep"
@@ -24,6 +26,8 @@ struct strata_ctx {
 	struct bootrec rec;
 	char cmdline[4096];
 	uint64_t record_next; /* where the next boot-outcome record goes */
+	/* the live generation of each upper (layers.c) */
+	char system_upper[96], system_work[96], user_upper[96], user_work[96];
 };
 
 /* boot.c */
@@ -48,6 +52,13 @@ int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *ds, char
 		      size_t reasonlen);
 /* The flash upper cannot be used: strata.degraded= decides; never silent. */
 void upper_degrade(struct strata_ctx *ctx, const char *reason, int err);
+void upper_probe_capabilities(struct strata_ctx *ctx);
+
+/* layers.c: generations of the uppers, reset/revert requests applied offline */
+int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name, char *reason,
+		   size_t reasonlen);
+/* Deletes discarded generations in a background child that outlives the exec. */
+void layers_discard_trash(void);
 
 /* outcome.c: the boot-outcome record (CONFIG_STRATA_RECORD_PART) */
 void outcome_load(struct strata_ctx *ctx);
@@ -63,5 +74,7 @@ __attribute__((noreturn, format(printf, 2, 3))) void fatal(struct strata_ctx *ct
 
 /* runtime commands (cmd_*.c); argv[0] is the command name */
 int cmd_status(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
+int cmd_revert(int argc, char **argv);
 
 #endif

@@ -4,7 +4,6 @@
 #include "strata.h"
 #include "util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -30,35 +29,6 @@ static uint64_t used_bytes(const char *path)
 	if (statfs(path, &sf) < 0)
 		return 0;
 	return (uint64_t)(sf.f_blocks - sf.f_bfree) * (uint64_t)sf.f_bsize;
-}
-
-/* Deletes everything below dirfd that lives on device dev; never crosses a mount. */
-static void delete_contents(int dirfd, dev_t dev)
-{
-	DIR *d = fdopendir(dirfd);
-	if (!d) {
-		close(dirfd);
-		return;
-	}
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		struct stat st;
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != dev)
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			int sub = openat(dirfd, de->d_name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub >= 0)
-				delete_contents(sub, dev);
-			if (unlinkat(dirfd, de->d_name, AT_REMOVEDIR) < 0)
-				log_debug("cannot remove /%s from the initramfs: %m", de->d_name);
-		} else if (unlinkat(dirfd, de->d_name, 0) < 0) {
-			log_debug("cannot remove %s from the initramfs: %m", de->d_name);
-		}
-	}
-	closedir(d);
 }
 
 int switch_root_into(struct strata_ctx *ctx, const char *newroot)
@@ -99,7 +69,7 @@ int switch_root_into(struct strata_ctx *ctx, const char *newroot)
 	ctx->rec.initramfs_bytes_before = used_bytes("/");
 	int rootfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd >= 0)
-		delete_contents(rootfd, root_st.st_dev);
+		remove_tree_contents(rootfd, root_st.st_dev);
 	ctx->rec.initramfs_bytes_after = used_bytes("/");
 
 	if (mount(".", "/", NULL, MS_MOVE, NULL) < 0)
@@ -125,6 +95,7 @@ void exec_init(struct strata_ctx *ctx)
 	char status[2048];
 	if (read_file("/proc/self/status", status, sizeof(status)) > 0)
 		ctx->rec.maxrss_kb = proc_status_kb(status, "VmHWM");
+	layers_discard_trash();
 	ctx->rec.exec_ns = now_boottime_ns();
 	boot_record_write(ctx);
 	log_info("exec %s after %llu ms", ctx->opts.init,

@@ -24,8 +24,6 @@
 #define RENAME_WHITEOUT (1 << 2)
 #endif
 
-#define UPPER_DIR STRATA_DATA_DIR "/system/upper"
-#define WORK_DIR STRATA_DATA_DIR "/system/work"
 
 /*
  * Looks at the start of every erase block: a jffs2 whose first block was
@@ -124,15 +122,15 @@ static int probe_rename(const char *dir, unsigned flags)
 }
 
 /* overlayfs wants RENAME_WHITEOUT and RENAME_EXCHANGE from its upper; vanilla jffs2 has neither */
-static void probe_capabilities(struct strata_ctx *ctx)
+void upper_probe_capabilities(struct strata_ctx *ctx)
 {
-	int w = probe_rename(WORK_DIR, RENAME_WHITEOUT);
-	int x = probe_rename(WORK_DIR, RENAME_EXCHANGE);
+	int w = probe_rename(ctx->system_work, RENAME_WHITEOUT);
+	int x = probe_rename(ctx->system_work, RENAME_EXCHANGE);
 	ctx->rec.cap_rename_whiteout = w == 0 ? 1 : w == -EINVAL ? 0 : -1;
 	ctx->rec.cap_rename_exchange = x == 0 ? 1 : x == -EINVAL ? 0 : -1;
 	if (w < 0 || x < 0)
-		log_warn("upper filesystem lacks%s%s: overlayfs cannot rename directories that "
-			 "come from the lower (EXDEV) and directory changes are not atomic",
+		log_warn("upper filesystem lacks%s%s: overlayfs cannot rename names that also "
+			 "exist in the lower (EINVAL, EXDEV for directories)",
 			 w < 0 ? " RENAME_WHITEOUT" : "", x < 0 ? " RENAME_EXCHANGE" : "");
 }
 
@@ -188,22 +186,11 @@ int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data, ch
 		umount2(STRATA_DATA_DIR, MNT_DETACH);
 		return -EROFS;
 	}
-	static const char *const dirs[] = { UPPER_DIR, WORK_DIR };
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		r = mkdir_p(dirs[i], 0755);
-		if (r < 0) {
-			snprintf(reason, reasonlen, "cannot create %s on '%s': %s", dirs[i],
-				 data->name, strerror(-r));
-			umount2(STRATA_DATA_DIR, MNT_DETACH);
-			return r;
-		}
-	}
 	if (ctx->rec.first_boot) {
 		ctx->rec.first_boot_format_ns = now_boottime_ns() - t0;
 		log_notice("first boot: upper ready on '%s' in %llu ms", data->name,
 			   (unsigned long long)(ctx->rec.first_boot_format_ns / 1000000u));
 	}
-	probe_capabilities(ctx);
 
 	bootrec_add_layer(&ctx->rec, "upper", src, fstype, STRATA_DATA_DIR, "mounted");
 	log_info("upper '%s' (%s, %s) on %s", data->name, src, fstype, STRATA_DATA_DIR);
@@ -223,8 +210,7 @@ void upper_degrade(struct strata_ctx *ctx, const char *reason, int err)
 	case DEGRADED_TMPFS:
 		break;
 	}
-	if (mount("tmpfs", STRATA_DATA_DIR, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0 ||
-	    mkdir_p(UPPER_DIR, 0755) < 0 || mkdir_p(WORK_DIR, 0755) < 0)
+	if (mount("tmpfs", STRATA_DATA_DIR, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
 		fatal(ctx, "cannot set up a tmpfs upper either: %m");
 	snprintf(ctx->rec.degraded_reason, sizeof(ctx->rec.degraded_reason), "%s", reason);
 	ctx->rec.degraded_errno = err < 0 ? -err : err;

@@ -23,6 +23,13 @@ ssize_t read_file(const char *path, char *buf, size_t len);
 int write_file_atomic(const char *path, const void *data, size_t len, bool durable);
 /* Makes /dev/console stdin, stdout and stderr. Returns 0 or -errno. */
 int attach_console(void);
+/*
+ * Deletes everything below dirfd (which it closes) that lives on device dev:
+ * never follows a symlink, never crosses into another filesystem.
+ */
+void remove_tree_contents(int dirfd, dev_t dev);
+/* Copies src to dst (both may be trees): modes, owners, times, xattrs, device nodes. */
+int copy_tree(const char *src, const char *dst);
 /* mkdir -p; existing directories are fine. */
 int mkdir_p(const char *path, mode_t mode);
 /* snprintf that reports truncation as -ENAMETOOLONG. */

@@ -38,7 +38,7 @@ tally() {
 # ---- unit tests (host, sanitizers) -------------------------------------------
 pure_srcs="$top/init/opts.c $top/init/mtd.c $top/init/ovl.c $top/init/strbuf.c \
 $top/init/modules.c $top/init/bootrec.c $top/init/json.c $top/init/util.c \
-$top/init/flashid.c $top/init/record.c"
+$top/init/flashid.c $top/init/record.c $top/init/request.c"
 warnings=$(make -s -C "$top" print-warnings)
 san="-pthread -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 mkdir -p "$out/unit"
@@ -104,7 +104,7 @@ if [ $unit_only = 0 ]; then
 	if [ -n "$built" ]; then
 		rm -rf "$out/work"
 		tally < <(python3 "$top/tests/lib/scenario.py" --images-root "$out" --work "$out/work" \
-			--jobs "$jobs" -k "$filter" --boards "$built" | grep -v '^qemu: ')
+			--jobs "$jobs" -k "$filter" --boards "$built" | grep --line-buffered -v '^qemu: ')
 	fi
 fi
 

@@ -29,6 +29,9 @@ install -m 0755 "$BUSYBOX" "$rootfs/bin/busybox"
 	ln -s "$rel" "$rootfs/$applet"
 done
 install -m 0755 "$STRATA_BIN" "$rootfs/sbin/strata"
+# OpenWrt's names for a full reset
+ln -sf strata "$rootfs/sbin/firstboot"
+ln -sf strata "$rootfs/sbin/factoryreset"
 for ov in $OVERLAYS; do
 	case "$ov" in /*) ;; *) ov="$TOPDIR/$ov" ;; esac
 	[ -d "$ov" ] || { echo "mkimages: overlay directory '$ov' does not exist" >&2; exit 1; }

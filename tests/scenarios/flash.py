@@ -188,7 +188,7 @@ def full_upper_cannot_create_work_dirs(ctx):
                            "-r", tree, "-o", dev.path(DATA)], stderr=subprocess.DEVNULL)
     os.truncate(dev.path(DATA), 8 << 20)
     vm = dev.boot()
-    assert_degraded(ctx, vm, "cannot create /run/strata/data/system/upper on 'rootfs_data': "
+    assert_degraded(ctx, vm, "cannot create /run/strata/data/system.1/upper on 'rootfs_data': "
                              "No space left on device")
 
 

@@ -11,10 +11,15 @@ def boot_assembles_overlay_root(ctx):
     # PID 1 is the real init, not strata, and / is an overlay of squashfs + jffs2
     assert vm.out("cat /proc/1/comm") == "init"
     assert vm.out("readlink /proc/1/exe") == "/bin/busybox"
+    # / is the user overlay over the system overlay over the squashfs
     root = ctx.mount_at(vm, "/")
     assert root["fstype"] == "overlay", root
-    assert "lowerdir=/run/strata/lower/0" in root["options"], root
-    assert "upperdir=/run/strata/data/system/upper" in root["options"], root
+    assert "lowerdir=/run/strata/system" in root["options"], root
+    assert "upperdir=/run/strata/data/user.1/upper" in root["options"], root
+    system = ctx.mount_at(vm, "/run/strata/system")
+    assert system["fstype"] == "overlay" and system["options"].startswith("rw"), system
+    assert "lowerdir=/run/strata/lower/0" in system["options"], system
+    assert "upperdir=/run/strata/data/system.1/upper" in system["options"], system
     lower = ctx.mount_at(vm, "/run/strata/lower/0")
     assert (lower["fstype"], lower["source"]) == ("squashfs", "/dev/mtdblock0"), lower
     assert lower["options"].startswith("ro"), lower
@@ -59,7 +64,9 @@ def boot_record_has_phases(ctx):
     assert rec["initramfs_bytes_before"] > 2 * 1024 * 1024, rec
     assert rec["initramfs_bytes_after"] <= 128 * 1024, rec
     layers = {(l["role"], l["fstype"]) for l in rec["layers"]}
-    assert layers == {("lower", "squashfs"), ("upper", "jffs2"), ("root", "overlay")}, layers
+    assert layers == {("lower", "squashfs"), ("upper", "jffs2"), ("system", "overlay"),
+                      ("root", "overlay")}, layers
+    assert rec["generations"] == {"system": 1, "user": 1}, rec
 
 
 @scenario(NOR)
@@ -74,7 +81,7 @@ def changes_persist_across_reboot(ctx):
     assert vm.sh("test -e /etc/os-release", check=False)[0] != 0
     assert vm.sh("test -d /srv/a/b", check=False)[0] == 0
     # the deletion is a whiteout (char 0:0) in the upper, the lower is untouched
-    assert vm.out("stat -c %F:%t:%T /run/strata/data/system/upper/etc/os-release") == \
+    assert vm.out("stat -c %F:%t:%T /run/strata/data/user.1/upper/etc/os-release") == \
         "character special file:0:0"
     assert vm.out("cat /run/strata/lower/0/etc/os-release").startswith("NAME=")
 

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The generations of the two uppers on the data filesystem, and the reset and
+ * revert requests applied to them offline, before any overlay is mounted.
+ *
+ *   DATA/strata.state      "system N / user M / applied ID": the live generations
+ *   DATA/system.N/{upper,work}, DATA/user.M/{upper,work}
+ *   DATA/strata.request    a request written by "strata reset|revert"
+ *   DATA/strata.trash/     what is discarded after the new root is up
+ *
+ * A reset builds the new generation beside the old one and switches to it by
+ * renaming strata.state: a power cut before that rename boots the old state
+ * and applies the request again; after it, the reset state. Time does not
+ * grow with the data in the upper: the old generation is only renamed.
+ */
+#include "log.h"
+#include "request.h"
+#include "strata.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define STATE_FILE STRATA_DATA_DIR "/strata.state"
+#define TRASH_DIR STRATA_DATA_DIR "/strata.trash"
+
+/* strata.powercut=POINT: stop dead there, as a power cut would (test hook) */
+static void powercut_point(struct strata_ctx *ctx, const char *point)
+{
+	if (!CONFIG_STRATA_FAULT_INJECTION || strcmp(ctx->opts.powercut, point) != 0)
+		return;
+	sync();
+	log_error("strata.powercut=%s reached: stopping here", point);
+	for (;;)
+		pause();
+}
+
+static int gen_dir(char *buf, size_t len, enum req_layer layer, unsigned gen)
+{
+	return xsnprintf(buf, len, STRATA_DATA_DIR "/%s.%u", layer == LAYER_USER ? "user" : "system",
+			 gen);
+}
+
+static int upper_of(char *buf, size_t len, enum req_layer layer, unsigned gen)
+{
+	char dir[96];
+	int r = gen_dir(dir, sizeof(dir), layer, gen);
+	return r < 0 ? r : xsnprintf(buf, len, "%s/upper", dir);
+}
+
+/* Moves path into the trash under a fresh name; the rename is the atomic step. */
+static int trash(const char *path, const char *tag)
+{
+	char dst[160];
+	int r = mkdir_p(TRASH_DIR, 0700);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < 1000; i++) {
+		if ((r = xsnprintf(dst, sizeof(dst), TRASH_DIR "/%s.%u", tag, i)) < 0)
+			return r;
+		if (access(dst, F_OK) < 0)
+			return rename(path, dst) < 0 ? -errno : 0;
+	}
+	return -EEXIST;
+}
+
+static int write_state(const struct layer_state *st, bool durable)
+{
+	char text[128];
+	int n = state_format(st, text, sizeof(text));
+	return n < 0 ? n : write_file_atomic(STATE_FILE, text, (size_t)n, durable);
+}
+
+static void read_state(struct layer_state *st)
+{
+	char text[256];
+	st->system_gen = st->user_gen = 1;
+	st->applied = 0;
+	ssize_t n = read_file(STATE_FILE, text, sizeof(text));
+	if (n == -ENOENT)
+		return;
+	if (n < 0 || state_parse(text, st) < 0) {
+		/* keep whatever generations exist rather than start empty */
+		log_error("%s is unreadable or malformed; using generation 1 of each upper",
+			  STATE_FILE);
+		st->system_gen = st->user_gen = 1;
+		st->applied = 0;
+	}
+}
+
+/* Copies PATH from the first upper holding it (a copy, a whiteout, an opaque dir). */
+static void keep_path(const char *path, const char *const *from, size_t n_from,
+		      const char *const *to)
+{
+	for (size_t i = 0; i < n_from; i++) {
+		char src[512], dst[512], parent[512];
+		struct stat st;
+		if (xsnprintf(src, sizeof(src), "%s%s", from[i], path) < 0 ||
+		    xsnprintf(dst, sizeof(dst), "%s%s", to[i], path) < 0)
+			continue;
+		if (lstat(src, &st) < 0)
+			continue;
+		snprintf(parent, sizeof(parent), "%s", dst);
+		char *slash = strrchr(parent, '/');
+		if (slash)
+			*slash = '\0';
+		int r = mkdir_p(parent, 0755);
+		if (r == 0)
+			r = copy_tree(src, dst);
+		if (r < 0)
+			log_error_errno(r, "cannot keep %s across the reset: %m", path);
+		else
+			log_info("kept %s", path);
+		return;
+	}
+}
+
+static int apply_reset(struct strata_ctx *ctx, const struct request *req, struct layer_state *st)
+{
+	bool full = req->kind == REQ_RESET_FULL;
+	struct layer_state next = { full ? st->system_gen + 1 : st->system_gen, st->user_gen + 1,
+				    req->id };
+	char old_user[96], old_sys[96], new_user[96], new_sys[96], dir[96];
+	int r;
+
+	/* a generation left half-made by an earlier power cut is discarded first */
+	for (int layer = 0; layer < 2; layer++) {
+		if (layer == LAYER_SYSTEM && !full)
+			continue;
+		gen_dir(dir, sizeof(dir), (enum req_layer)layer,
+			layer == LAYER_USER ? next.user_gen : next.system_gen);
+		if (access(dir, F_OK) == 0 && (r = trash(dir, "partial")) < 0)
+			return log_error_errno(r, "cannot discard half-made %s: %m", dir);
+	}
+	upper_of(old_user, sizeof(old_user), LAYER_USER, st->user_gen);
+	upper_of(old_sys, sizeof(old_sys), LAYER_SYSTEM, st->system_gen);
+	upper_of(new_user, sizeof(new_user), LAYER_USER, next.user_gen);
+	upper_of(new_sys, sizeof(new_sys), LAYER_SYSTEM, next.system_gen);
+	if ((r = mkdir_p(new_user, 0755)) < 0 || (full && (r = mkdir_p(new_sys, 0755)) < 0))
+		return log_error_errno(r, "cannot create the new generation: %m");
+
+	/* the current content of a kept path lives in the topmost upper that has it */
+	const char *from[] = { old_user, old_sys }, *to[] = { new_user, new_sys };
+	for (size_t i = 0; i < req->n_keep; i++)
+		keep_path(req->keep[i], from, full ? 2 : 1, to);
+	sync();
+	powercut_point(ctx, "reset-prepared");
+
+	if ((r = write_state(&next, true)) < 0)
+		return log_error_errno(r, "cannot switch to the new generation: %m");
+	log_notice("%s applied: system layer generation %u, user layer generation %u",
+		   request_kind_name(req->kind), next.system_gen, next.user_gen);
+	*st = next;
+	return 0;
+}
+
+/* Removes a path's copy, whiteout or opaque directory from one upper. */
+static int revert_path(const struct layer_state *st, const struct revert_entry *e)
+{
+	char upper[96], target[REQ_PATH_MAX + 96];
+	struct stat up_st, st_path;
+	upper_of(upper, sizeof(upper), e->layer, e->layer == LAYER_USER ? st->user_gen
+								       : st->system_gen);
+	int r = xsnprintf(target, sizeof(target), "%s%s", upper, e->path);
+	if (r < 0)
+		return r;
+	if (lstat(upper, &up_st) < 0)
+		return -errno;
+	/* every component below the upper must be a real directory on the same filesystem */
+	char walk[sizeof(target)];
+	snprintf(walk, sizeof(walk), "%s", target);
+	for (char *p = walk + strlen(upper) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		struct stat c;
+		if (lstat(walk, &c) < 0)
+			return -errno;
+		if (!S_ISDIR(c.st_mode) || c.st_dev != up_st.st_dev)
+			return -ENOTDIR;
+		*p = '/';
+	}
+	if (lstat(target, &st_path) < 0)
+		return -errno;
+	if (st_path.st_dev != up_st.st_dev)
+		return -EXDEV;
+	return trash(target, "revert");
+}
+
+static int apply_revert(struct strata_ctx *ctx, const struct request *req, struct layer_state *st)
+{
+	for (size_t i = 0; i < req->n_revert; i++) {
+		const struct revert_entry *e = &req->revert[i];
+		const char *layer = e->layer == LAYER_USER ? "user" : "system";
+		int r = revert_path(st, e);
+		if (r == -ENOENT)
+			log_info("revert %s: nothing in the %s layer", e->path, layer);
+		else if (r < 0)
+			log_error_errno(r, "cannot revert %s in the %s layer: %m", e->path, layer);
+		else
+			log_notice("reverted %s in the %s layer", e->path, layer);
+		if (i == 0)
+			powercut_point(ctx, "revert-partial");
+	}
+	struct layer_state next = *st;
+	next.applied = req->id;
+	int r = write_state(&next, true);
+	if (r < 0)
+		return log_error_errno(r, "cannot record the applied revert: %m");
+	*st = next;
+	return 0;
+}
+
+static void apply_request(struct strata_ctx *ctx, struct layer_state *st)
+{
+	static char text[16384];
+	static struct request req;
+	unsigned bad_line = 0;
+	ssize_t n = read_file(STRATA_REQUEST_FILE, text, sizeof(text));
+	if (n == -ENOENT)
+		return;
+	if (n < 0 || request_parse(text, &req, &bad_line) < 0) {
+		/* never act on half a request: set it aside, boot the current state */
+		if (n < 0)
+			log_error_errno((int)n, "cannot read %s: %m; ignoring it", STRATA_REQUEST_FILE);
+		else
+			log_error("%s is malformed (line %u); not applied, kept as %s.bad",
+				  STRATA_REQUEST_FILE, bad_line, STRATA_REQUEST_FILE);
+		rename(STRATA_REQUEST_FILE, STRATA_REQUEST_FILE ".bad");
+		snprintf(ctx->rec.request_result, sizeof(ctx->rec.request_result), "malformed");
+		return;
+	}
+	int r = 0;
+	if (req.id != st->applied) {
+		log_notice("applying %s (request %lu)", request_kind_name(req.kind), req.id);
+		r = req.kind == REQ_REVERT ? apply_revert(ctx, &req, st)
+					   : apply_reset(ctx, &req, st);
+	}
+	if (r == 0) {
+		powercut_point(ctx, "request-applied");
+		if (unlink(STRATA_REQUEST_FILE) < 0 && errno != ENOENT)
+			log_error("cannot remove %s: %m", STRATA_REQUEST_FILE);
+		snprintf(ctx->rec.request_result, sizeof(ctx->rec.request_result), "%s",
+			 request_kind_name(req.kind));
+	} else {
+		snprintf(ctx->rec.request_result, sizeof(ctx->rec.request_result), "failed");
+	}
+}
+
+/* Generations the state does not name (older ones, half-made ones) go to the trash. */
+static void trash_stale_generations(const struct layer_state *st)
+{
+	DIR *d = opendir(STRATA_DATA_DIR);
+	if (!d)
+		return;
+	struct dirent *de;
+	char names[32][64];
+	size_t n = 0;
+	while ((de = readdir(d)) && n < ARRAY_SIZE(names)) {
+		unsigned gen;
+		char kind[8];
+		if (sscanf(de->d_name, "%7[a-z].%u", kind, &gen) != 2)
+			continue;
+		if ((strcmp(kind, "user") == 0 && gen != st->user_gen) ||
+		    (strcmp(kind, "system") == 0 && gen != st->system_gen))
+			snprintf(names[n++], sizeof(names[0]), "%s", de->d_name);
+	}
+	closedir(d);
+	for (size_t i = 0; i < n; i++) {
+		char path[128];
+		xsnprintf(path, sizeof(path), STRATA_DATA_DIR "/%s", names[i]);
+		int r = trash(path, names[i]);
+		if (r < 0)
+			log_warn_errno(r, "cannot discard %s: %m", path);
+	}
+}
+
+int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name, char *reason,
+		   size_t reasonlen)
+{
+	struct layer_state st;
+	read_state(&st);
+	if (!volatile_upper)
+		apply_request(ctx, &st);
+
+	upper_of(ctx->system_upper, sizeof(ctx->system_upper), LAYER_SYSTEM, st.system_gen);
+	upper_of(ctx->user_upper, sizeof(ctx->user_upper), LAYER_USER, st.user_gen);
+	gen_dir(ctx->system_work, sizeof(ctx->system_work), LAYER_SYSTEM, st.system_gen);
+	gen_dir(ctx->user_work, sizeof(ctx->user_work), LAYER_USER, st.user_gen);
+	strcat(ctx->system_work, "/work");
+	strcat(ctx->user_work, "/work");
+	const char *dirs[] = { ctx->system_upper, ctx->system_work, ctx->user_upper, ctx->user_work };
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		int r = mkdir_p(dirs[i], 0755);
+		if (r < 0) {
+			snprintf(reason, reasonlen, "cannot create %s on '%s': %s", dirs[i], name,
+				 strerror(-r));
+			return r;
+		}
+	}
+	ctx->rec.system_gen = st.system_gen;
+	ctx->rec.user_gen = st.user_gen;
+	if (!volatile_upper) {
+		if (access(STATE_FILE, F_OK) < 0) {
+			int r = write_state(&st, true);
+			if (r < 0)
+				log_warn_errno(r, "cannot write %s: %m", STATE_FILE);
+		}
+		trash_stale_generations(&st);
+	}
+	return 0;
+}
+
+void layers_discard_trash(void)
+{
+	struct stat st;
+	if (stat(TRASH_DIR, &st) < 0)
+		return;
+	pid_t pid = fork();
+	if (pid != 0) {
+		if (pid > 0)
+			log_info("discarding old generations in the background (pid %d)", pid);
+		return;
+	}
+	/* the child outlives the exec of the real init, which reaps it */
+	setsid();
+	if (nice(19) < 0) {
+		/* best effort */
+	}
+	int fd = open(TRASH_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		remove_tree_contents(fd, st.st_dev);
+	rmdir(TRASH_DIR);
+	sync();
+	_exit(0);
+}

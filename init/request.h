@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Reset and revert requests: the on-flash text, path rules, keep lists. Pure code. */
+#ifndef STRATA_REQUEST_H
+#define STRATA_REQUEST_H
+
+#include <stddef.h>
+
+#define REQ_PATH_MAX 256
+#define REQ_MAX_KEEP 32
+#define REQ_MAX_REVERT 32
+
+enum req_kind { REQ_NONE, REQ_RESET_USER, REQ_RESET_FULL, REQ_REVERT };
+enum req_layer { LAYER_USER, LAYER_SYSTEM };
+
+struct revert_entry {
+	enum req_layer layer;
+	char path[REQ_PATH_MAX];
+};
+
+struct request {
+	unsigned long id;
+	enum req_kind kind;
+	size_t n_keep, n_revert;
+	char keep[REQ_MAX_KEEP][REQ_PATH_MAX];
+	struct revert_entry revert[REQ_MAX_REVERT];
+};
+
+/*
+ * Normalises an absolute path inside a layer: collapses "//" and "/./",
+ * drops a trailing "/", refuses "..", control characters and "/" itself.
+ * Returns 0, -EINVAL or -ENAMETOOLONG.
+ */
+int path_normalize(const char *in, char *out, size_t outlen);
+
+/* Adds a normalised keep path (duplicates are dropped). Returns 0 or -errno. */
+int request_add_keep(struct request *req, const char *path);
+/* Parses a keep list (one path per line, '#' comments); errors name the line via *bad_line. */
+int request_add_keep_list(struct request *req, const char *text, unsigned *bad_line);
+
+/* The request file. Parse returns 0 or -EBADMSG with *bad_line set (0: missing header). */
+int request_parse(const char *text, struct request *req, unsigned *bad_line);
+int request_format(const struct request *req, char *buf, size_t len);
+const char *request_kind_name(enum req_kind kind);
+
+/* Which generation of each upper is live, and the last request applied. */
+struct layer_state {
+	unsigned system_gen, user_gen;
+	unsigned long applied;
+};
+/* "system N\nuser N\napplied ID\n". Parse returns 0 or -EBADMSG. */
+int state_parse(const char *text, struct layer_state *st);
+int state_format(const struct layer_state *st, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,223 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Nested overlays, factory reset, revert: requested at run time, applied offline, atomic."""
+import time
+
+from scenario import scenario
+
+NOR = "qemu_x86_64_nor"
+NAND = "qemu_x86_64_nand"
+ORIG_RELEASE = 'NAME="strata test root"'
+
+
+def changes(vm):
+    """A change in each layer: the system layer through /run/strata/system,
+    the user layer through /."""
+    vm.sh("echo provisioned > /run/strata/system/etc/sysfile")
+    vm.sh("echo mine > /root/userfile && echo changed > /etc/os-release && rm /etc/group")
+    vm.sh("sync")
+
+
+def exists(vm, path):
+    return vm.sh("test -e %s" % path, check=False)[0] == 0
+
+
+def wait_trash_gone(vm):
+    for _ in range(30):
+        if not exists(vm, "/run/strata/data/strata.trash"):
+            return
+        time.sleep(1)
+    raise AssertionError("old generations were not discarded")
+
+
+def reboot(dev, vm, append=""):
+    vm.poweroff()
+    return dev.boot(append=append)
+
+
+@scenario(NOR)
+def system_layer_is_writable_and_nested(ctx):
+    dev = ctx.machine()
+    vm = dev.boot()
+    vm.sh("echo provisioned > /run/strata/system/etc/sysfile && sync")
+    assert vm.out("cat /etc/sysfile") == "provisioned"  # seen through the user overlay
+    vm = reboot(dev, vm)
+    assert vm.out("cat /run/strata/data/system.1/upper/etc/sysfile") == "provisioned"
+    assert not exists(vm, "/run/strata/data/user.1/upper/etc/sysfile")
+    assert vm.out("cat /etc/sysfile") == "provisioned"
+
+
+@scenario(NOR)
+def reset_user_reveals_the_system_layer(ctx):
+    dev = ctx.machine()
+    vm = dev.boot()
+    changes(vm)
+    assert "reset --user scheduled" in vm.out("strata reset --user -y")
+    assert "pending:   reset --user at the next boot" in vm.out("strata status")
+    vm = reboot(dev, vm)
+    assert not exists(vm, "/root/userfile")
+    assert vm.out("head -n 1 /etc/os-release") == ORIG_RELEASE
+    assert exists(vm, "/etc/group")
+    assert vm.out("cat /etc/sysfile") == "provisioned"
+    rec = ctx.boot_record(vm)
+    assert rec["generations"] == {"system": 1, "user": 2}, rec
+    assert rec["request_applied"] == "reset --user", rec
+    assert "pending" not in vm.out("strata status")
+    wait_trash_gone(vm)
+    assert vm.out("ls /run/strata/data | sort | tr '\\n' ' '") == \
+        "strata.state system.1 user.2", vm.out("ls /run/strata/data")
+
+
+@scenario(NOR)
+def reset_full_keeps_listed_paths(ctx):
+    dev = ctx.machine()
+    vm = dev.boot()
+    changes(vm)
+    vm.sh("echo secret > /root/keepme && echo cert > /run/strata/system/etc/cert && sync")
+    vm.sh("strata reset --full -y -k /root/keepme -k //etc/./cert -k /etc/group")
+    vm = reboot(dev, vm)
+    assert not exists(vm, "/root/userfile") and not exists(vm, "/etc/sysfile")
+    assert vm.out("head -n 1 /etc/os-release") == ORIG_RELEASE
+    assert vm.out("cat /root/keepme") == "secret"
+    assert vm.out("cat /etc/cert") == "cert"
+    # a kept deletion stays deleted: the whiteout was kept
+    assert not exists(vm, "/etc/group")
+    rec = ctx.boot_record(vm)
+    assert rec["generations"] == {"system": 2, "user": 2}, rec
+    assert exists(vm, "/run/strata/data/system.2/upper/etc/cert")
+
+
+@scenario(NOR)
+def firstboot_alias_reboots_into_the_reset(ctx):
+    dev = ctx.machine()
+    vm = dev.boot()
+    changes(vm)
+    vm.send("firstboot -y -r\n")
+    vm.wait_exit(60)  # -no-reboot: the reboot ends QEMU
+    vm = dev.boot()
+    assert not exists(vm, "/etc/sysfile") and not exists(vm, "/root/userfile")
+    assert ctx.boot_record(vm)["request_applied"] == "reset --full"
+
+
+@scenario(NOR)
+def revert_brings_back_the_lower_versions(ctx):
+    dev = ctx.machine()
+    vm = dev.boot()
+    changes(vm)
+    vm.sh("echo new > /etc/init.d/added && echo keep > /root/other && sync")
+    rc, out = vm.sh("strata revert /etc/os-release /etc/group /etc/init.d </dev/null 2>&1",
+                    check=False)
+    assert rc == 1 and "not on a terminal: pass -y" in out, out
+    vm.sh("strata revert -y /etc/os-release /etc/group /etc/init.d")
+    assert "pending:   revert at the next boot (request 1): /etc/os-release (user), " \
+        "/etc/group (user), /etc/init.d (user)" in vm.out("strata status")
+    vm = reboot(dev, vm)
+    assert vm.out("head -n 1 /etc/os-release") == ORIG_RELEASE
+    assert exists(vm, "/etc/group")
+    assert not exists(vm, "/etc/init.d/added") and exists(vm, "/etc/init.d/rcS")
+    assert vm.out("cat /root/other") == "keep" and vm.out("cat /root/userfile") == "mine"
+    # --system reverts the system layer
+    vm.sh("strata revert -y --system /etc/sysfile")
+    vm = reboot(dev, vm)
+    assert not exists(vm, "/etc/sysfile")
+
+
+@scenario(NOR)
+def reset_cancel_and_prompt(ctx):
+    dev = ctx.machine()
+    vm = dev.boot()
+    changes(vm)
+    # on the console (a terminal) it asks; "n" does nothing
+    vm.send("strata reset --full\n")
+    vm.expect(r"will be erased at the next boot. Continue\? \[y/N\] ")
+    vm.send("n\n")
+    vm.expect("nothing done")
+    assert "pending" not in vm.out("strata status")
+    vm.sh("strata reset --user -y")
+    assert "pending request withdrawn" in vm.out("strata reset --cancel")
+    vm = reboot(dev, vm)
+    assert vm.out("cat /root/userfile") == "mine"
+    assert ctx.boot_record(vm)["generations"] == {"system": 1, "user": 1}
+
+
+@scenario(NOR)
+def bad_paths_and_requests_are_refused(ctx):
+    dev = ctx.machine()
+    vm = dev.boot()
+    changes(vm)
+    for arg in ("../etc", "/", "etc/group", "/etc/../../x"):
+        rc, out = vm.sh("strata revert -y '%s' 2>&1" % arg, check=False)
+        assert rc == 2 and "is not an absolute path inside the root" in out, (arg, out)
+    rc, out = vm.sh("strata reset --user -y -k ../x 2>&1", check=False)
+    assert rc == 2 and "cannot keep '../x'" in out, out
+    # a request edited by hand to climb out of the layer, and a torn one
+    vm.sh("printf 'strata-request 1\\nid 9\\nrevert user /../../root\\nend\\n' "
+          "> /run/strata/data/strata.request && sync")
+    vm = reboot(dev, vm)
+    assert "strata.request is malformed (line 3); not applied" in vm.out("dmesg")
+    assert vm.out("cat /root/userfile") == "mine"
+    assert exists(vm, "/run/strata/data/strata.request.bad")
+    assert ctx.boot_record(vm)["request_applied"] == "malformed"
+    vm.sh("printf 'strata-request 1\\nid 10\\nreset full\\n' > /run/strata/data/strata.request")
+    vm = reboot(dev, vm)
+    assert vm.out("cat /root/userfile") == "mine"  # no end marker: not applied
+    assert vm.out("cat /etc/sysfile") == "provisioned"
+
+
+@scenario(NOR)
+def reset_is_refused_on_a_degraded_boot(ctx):
+    vm = ctx.machine().boot(append="strata.data=nosuch")
+    rc, out = vm.sh("strata reset --full -y 2>&1", check=False)
+    assert rc == 1 and "this boot is degraded" in out, out
+
+
+def cut_and_check(ctx, point, schedule, check):
+    dev = ctx.machine()
+    vm = dev.boot()
+    changes(vm)
+    vm.sh(schedule)
+    vm.poweroff()
+    vm = dev.boot(append="strata.powercut=" + point, wait_shell=False)
+    vm.expect("strata.powercut=%s reached" % point, 90)
+    vm.kill()
+    vm = dev.boot()
+    check(vm)
+    assert not exists(vm, "/run/strata/data/strata.request")
+    assert ctx.boot_record(vm)["mode"] == "normal"
+
+
+def user_reset_done(ctx):
+    def check(vm):
+        assert not exists(vm, "/root/userfile") and exists(vm, "/etc/group")
+        assert vm.out("cat /etc/sysfile") == "provisioned"
+        assert ctx.boot_record(vm)["generations"] == {"system": 1, "user": 2}
+    return check
+
+
+@scenario(NOR)
+def power_cut_before_the_switch_applies_the_reset_again(ctx):
+    cut_and_check(ctx, "reset-prepared", "strata reset --user -y", user_reset_done(ctx))
+
+
+@scenario(NOR)
+def power_cut_after_the_switch_keeps_the_reset(ctx):
+    cut_and_check(ctx, "request-applied", "strata reset --user -y", user_reset_done(ctx))
+
+
+@scenario(NOR)
+def power_cut_during_revert_finishes_it(ctx):
+    def check(vm):
+        assert vm.out("head -n 1 /etc/os-release") == ORIG_RELEASE
+        assert exists(vm, "/etc/group") and vm.out("cat /root/userfile") == "mine"
+    cut_and_check(ctx, "revert-partial", "strata revert -y /etc/os-release /etc/group", check)
+
+
+@scenario(NAND)
+def nand_reset_full(ctx):
+    dev = ctx.machine()
+    vm = dev.boot()
+    changes(vm)
+    vm.sh("factoryreset -y")
+    vm = reboot(dev, vm)
+    assert not exists(vm, "/etc/sysfile") and not exists(vm, "/root/userfile")
+    assert vm.out("head -n 1 /etc/os-release") == ORIG_RELEASE
+    assert ctx.boot_record(vm)["generations"] == {"system": 2, "user": 2}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Reset/revert requests, path rules, keep lists and the generation state. */
+#define UNIT_NAME "request"
+#include "unit.h"
+#include "../../init/request.h"
+
+#include <errno.h>
+
+static void paths_are_normalised_and_confined(void)
+{
+	char out[64];
+	CHECK(path_normalize("//etc/./config//", out, sizeof(out)) == 0);
+	CHECK_STR(out, "/etc/config");
+	CHECK(path_normalize("/a/b/c", out, sizeof(out)) == 0);
+	CHECK_STR(out, "/a/b/c");
+	CHECK(path_normalize("/etc/..", out, sizeof(out)) == -EINVAL);
+	CHECK(path_normalize("/../etc", out, sizeof(out)) == -EINVAL);
+	CHECK(path_normalize("etc", out, sizeof(out)) == -EINVAL);
+	CHECK(path_normalize("/", out, sizeof(out)) == -EINVAL);
+	CHECK(path_normalize("/./", out, sizeof(out)) == -EINVAL);
+	CHECK(path_normalize("/a\nb", out, sizeof(out)) == -EINVAL);
+	CHECK(path_normalize("/...", out, sizeof(out)) == 0);
+	CHECK_STR(out, "/...");
+	char tiny[6];
+	CHECK(path_normalize("/abcdef", tiny, sizeof(tiny)) == -ENAMETOOLONG);
+}
+
+static void requests_round_trip(void)
+{
+	static struct request in, out;
+	static char text[4096];
+	unsigned bad;
+	in.id = 42;
+	in.kind = REQ_RESET_FULL;
+	CHECK(request_add_keep(&in, "/etc/dropbear") == 0);
+	CHECK(request_add_keep(&in, "//etc/dropbear/") == 0); /* duplicate */
+	CHECK(request_add_keep(&in, "/root/.ssh") == 0);
+	CHECK(in.n_keep == 2);
+	CHECK(request_format(&in, text, sizeof(text)) > 0);
+	CHECK(request_parse(text, &out, &bad) == 0);
+	CHECK(out.id == 42 && out.kind == REQ_RESET_FULL && out.n_keep == 2);
+	CHECK_STR(out.keep[1], "/root/.ssh");
+
+	static struct request rv;
+	rv.id = 7;
+	rv.kind = REQ_REVERT;
+	rv.n_revert = 2;
+	rv.revert[0].layer = LAYER_USER;
+	snprintf(rv.revert[0].path, sizeof(rv.revert[0].path), "/etc/config/network");
+	rv.revert[1].layer = LAYER_SYSTEM;
+	snprintf(rv.revert[1].path, sizeof(rv.revert[1].path), "/usr/lib/opkg");
+	CHECK(request_format(&rv, text, sizeof(text)) > 0);
+	CHECK(request_parse(text, &out, &bad) == 0);
+	CHECK(out.kind == REQ_REVERT && out.n_revert == 2 && out.revert[1].layer == LAYER_SYSTEM);
+	CHECK_STR(out.revert[0].path, "/etc/config/network");
+	char small[16];
+	CHECK(request_format(&rv, small, sizeof(small)) == -ENAMETOOLONG);
+}
+
+static void malformed_requests_are_refused(void)
+{
+	static struct request r;
+	unsigned bad = 99;
+	static const char *const bad_texts[] = {
+		"",
+		"strata-request 2\nid 1\nreset user\nend\n",         /* unknown version */
+		"strata-request 1\nid 1\nreset user\n",               /* torn: no end */
+		"strata-request 1\nreset user\nend\n",                /* no id */
+		"strata-request 1\nid 1\nend\n",                      /* nothing to do */
+		"strata-request 1\nid x\nreset user\nend\n",
+		"strata-request 1\nid 1\nreset all\nend\n",
+		"strata-request 1\nid 1\nreset user\nreset full\nend\n",
+		"strata-request 1\nid 1\nrevert user /../etc\nend\n",
+		"strata-request 1\nid 1\nrevert other /etc\nend\n",
+		"strata-request 1\nid 1\nrevert user /etc\nkeep /x\nend\n",
+		"strata-request 1\nid 1\nreset user\nend\nreset full\n", /* after the end */
+		"strata-request 1\nid 1\nreset user\nbogus line\nend\n",
+	};
+	for (size_t i = 0; i < sizeof(bad_texts) / sizeof(bad_texts[0]); i++) {
+		int rc = request_parse(bad_texts[i], &r, &bad);
+		if (rc != -EBADMSG)
+			fprintf(stderr, "  accepted bad request %zu\n", i);
+		CHECK(rc == -EBADMSG);
+	}
+	CHECK(request_parse("strata-request 1\nid 1\nrevert user /../etc\nend\n", &r, &bad) ==
+	      -EBADMSG);
+	CHECK(bad == 3);
+}
+
+static void keep_lists_name_the_bad_line(void)
+{
+	static struct request r;
+	unsigned bad = 0;
+	CHECK(request_add_keep_list(&r, "# comment\n/etc/a\n\n  /etc/b  \n", &bad) == 0);
+	CHECK(r.n_keep == 2);
+	CHECK_STR(r.keep[1], "/etc/b");
+	CHECK(request_add_keep_list(&r, "/etc/c\nrelative\n", &bad) < 0);
+	CHECK(bad == 2);
+}
+
+static void state_round_trips(void)
+{
+	struct layer_state st = { 3, 5, 77 }, out;
+	char text[64];
+	CHECK(state_format(&st, text, sizeof(text)) > 0);
+	CHECK(state_parse(text, &out) == 0);
+	CHECK(out.system_gen == 3 && out.user_gen == 5 && out.applied == 77);
+	CHECK(state_parse("system 1\nuser 1\n", &out) == -EBADMSG);
+	CHECK(state_parse("system 0\nuser 1\napplied 0\n", &out) == -EBADMSG);
+	CHECK(state_parse("system 1\nuser -1\napplied 0\n", &out) == -EBADMSG);
+	CHECK(state_parse("system 1\nuser 2\napplied 0\nextra 1\n", &out) == -EBADMSG);
+	CHECK(state_parse("system 1x\nuser 2\napplied 0\n", &out) == -EBADMSG);
+}
+
+int main(void)
+{
+	RUN(paths_are_normalised_and_confined);
+	RUN(requests_round_trip);
+	RUN(malformed_requests_are_refused);
+	RUN(keep_lists_name_the_bad_line);
+	RUN(state_round_trips);
+	return UNIT_EXIT();
+}
