@@ -146,8 +146,18 @@ static void sleep_ms(long ms)
  * MTD flash: waits up to rootwait_ms for the named partitions in /proc/mtd.
  * Returns the data partition lookup result; a missing root is fatal.
  */
+static void mtd_source(struct data_source *ds, const struct mtd_part *part)
+{
+	ds->fstype = "jffs2";
+	snprintf(ds->name, sizeof(ds->name), "%s", part->name);
+	xsnprintf(ds->src, sizeof(ds->src), "mtd%d", part->index);
+	xsnprintf(ds->dev, sizeof(ds->dev), "/dev/mtd%dro", part->index);
+	ds->size = part->size;
+	ds->erasesize = part->erasesize;
+}
+
 static int find_mtd_partitions(struct strata_ctx *ctx, char *lower_dev, size_t devlen,
-			       struct data_source *ds)
+			       struct data_source *ds, struct data_source *user)
 {
 	static char text[4096];
 	uint64_t deadline = now_boottime_ns() + (uint64_t)ctx->opts.rootwait_ms * 1000000u;
@@ -183,12 +193,15 @@ static int find_mtd_partitions(struct strata_ctx *ctx, char *lower_dev, size_t d
 			  ctx->opts.data_part, names);
 		return data_err;
 	}
-	ds->fstype = "jffs2";
-	snprintf(ds->name, sizeof(ds->name), "%s", data.name);
-	xsnprintf(ds->src, sizeof(ds->src), "mtd%d", data.index);
-	xsnprintf(ds->dev, sizeof(ds->dev), "/dev/mtd%dro", data.index);
-	ds->size = data.size;
-	ds->erasesize = data.erasesize;
+	mtd_source(ds, &data);
+	if (ctx->user_separate) {
+		struct mtd_part part;
+		if (mtd_find(text, CONFIG_STRATA_USER_PART, &part) < 0) {
+			log_error("user partition '%s' not found", CONFIG_STRATA_USER_PART);
+			return -ENOENT;
+		}
+		mtd_source(user, &part);
+	}
 	return 0;
 }
 
@@ -197,11 +210,40 @@ static int find_mtd_partitions(struct strata_ctx *ctx, char *lower_dev, size_t d
  * module parameters attach it); the data volume is created in the free space
  * on first boot.
  */
+/* Finds the named data volume, creating it over percent of the free space when missing. */
+static int ubi_data_volume(const char *name, unsigned percent, struct data_source *ds)
+{
+	int vol_id = -1;
+	int r = ubi_find_volume(0, name, &vol_id);
+	ds->fstype = "ubifs";
+	snprintf(ds->name, sizeof(ds->name), "%s", name);
+	if (r == -ENOENT) {
+		uint64_t bytes = 0;
+		r = ubi_create_volume(0, name, percent, &vol_id, &bytes);
+		if (r < 0) {
+			char names[512];
+			ubi_list_volumes(0, names, sizeof(names));
+			return log_error_errno(r, "cannot create UBI volume '%s': %m; volumes found: %s",
+					       name, names);
+		}
+		ds->created = true;
+		log_notice("first boot: created UBI volume '%s' (ubi0_%d, %llu bytes)", name, vol_id,
+			   (unsigned long long)bytes);
+	} else if (r < 0) {
+		return log_error_errno(r, "cannot look up UBI volume '%s': %m", name);
+	}
+	xsnprintf(ds->src, sizeof(ds->src), "ubi0:%s", name);
+	xsnprintf(ds->dev, sizeof(ds->dev), "/dev/ubi0_%d", vol_id);
+	for (int i = 0; i < 200 && access(ds->dev, F_OK) < 0; i++)
+		sleep_ms(5);
+	return 0;
+}
+
 static int find_ubi_volumes(struct strata_ctx *ctx, char *lower_dev, size_t devlen,
-			    struct data_source *ds)
+			    struct data_source *ds, struct data_source *user)
 {
 	uint64_t deadline = now_boottime_ns() + (uint64_t)ctx->opts.rootwait_ms * 1000000u;
-	int root_id = -1, data_id = -1, r;
+	int root_id = -1, r;
 
 	for (;;) {
 		r = ubi_find_volume(0, ctx->opts.root_part, &root_id);
@@ -224,30 +266,12 @@ static int find_ubi_volumes(struct strata_ctx *ctx, char *lower_dev, size_t devl
 		      ctx->opts.root_part, r == -ENODEV ? " (or no ubiblock for it)" : "",
 		      ctx->opts.rootwait_ms, names);
 	}
-	ds->fstype = "ubifs";
-	snprintf(ds->name, sizeof(ds->name), "%s", ctx->opts.data_part);
-	r = ubi_find_volume(0, ctx->opts.data_part, &data_id);
-	if (r == -ENOENT) {
-		uint64_t bytes = 0;
-		r = ubi_create_volume(0, ctx->opts.data_part, &data_id, &bytes);
-		if (r < 0) {
-			char names[512];
-			ubi_list_volumes(0, names, sizeof(names));
-			return log_error_errno(r,
-					       "cannot create UBI volume '%s': %m; volumes found: %s",
-					       ctx->opts.data_part, names);
-		}
-		ds->created = true;
-		log_notice("first boot: created UBI volume '%s' (ubi0_%d, %llu bytes)",
-			   ctx->opts.data_part, data_id, (unsigned long long)bytes);
-	} else if (r < 0) {
-		return log_error_errno(r, "cannot look up UBI volume '%s': %m", ctx->opts.data_part);
-	}
-	xsnprintf(ds->src, sizeof(ds->src), "ubi0:%s", ctx->opts.data_part);
-	xsnprintf(ds->dev, sizeof(ds->dev), "/dev/ubi0_%d", data_id);
-	for (int i = 0; i < 200 && access(ds->dev, F_OK) < 0; i++)
-		sleep_ms(5);
-	return 0;
+	/* with a separate user volume the free space is shared out */
+	r = ubi_data_volume(ctx->opts.data_part,
+			    ctx->user_separate ? 100 - CONFIG_STRATA_USER_PART_PERCENT : 100, ds);
+	if (r == 0 && ctx->user_separate)
+		r = ubi_data_volume(CONFIG_STRATA_USER_PART, 100, user);
+	return r;
 }
 
 static void mount_lower(struct strata_ctx *ctx, const char *dev, const char *dir)
@@ -288,7 +312,7 @@ static void mount_layers(struct strata_ctx *ctx, const char *lower)
 
 void boot_main(struct strata_ctx *ctx)
 {
-	struct data_source data = { 0 };
+	struct data_source data = { 0 }, user = { 0 };
 	char lower_dev[64], reason[200];
 	int data_err;
 
@@ -306,9 +330,10 @@ void boot_main(struct strata_ctx *ctx)
 	phase_end(ctx);
 
 	phase_begin(ctx, "partitions");
+	ctx->user_separate = CONFIG_STRATA_USER_PART[0] != '\0';
 	data_err = CONFIG_STRATA_UBI
-			   ? find_ubi_volumes(ctx, lower_dev, sizeof(lower_dev), &data)
-			   : find_mtd_partitions(ctx, lower_dev, sizeof(lower_dev), &data);
+			   ? find_ubi_volumes(ctx, lower_dev, sizeof(lower_dev), &data, &user)
+			   : find_mtd_partitions(ctx, lower_dev, sizeof(lower_dev), &data, &user);
 	phase_end(ctx);
 
 	phase_begin(ctx, "lower");
@@ -325,10 +350,16 @@ void boot_main(struct strata_ctx *ctx)
 	else if (data_err < 0)
 		snprintf(reason, sizeof(reason), "cannot set up data volume '%s': %s",
 			 ctx->opts.data_part, strerror(-data_err));
-	else if ((r = upper_mount_flash(ctx, &data, reason, sizeof(reason))) == 0 &&
-		 (r = layers_prepare(ctx, false, data.name, reason, sizeof(reason))) < 0)
+	else if ((r = upper_mount_flash(ctx, &data, STRATA_DATA_DIR, reason, sizeof(reason))) == 0 &&
+		 ((ctx->user_separate && (r = upper_mount_flash(ctx, &user, STRATA_USERDATA_DIR, reason,
+								 sizeof(reason))) < 0) ||
+		  (r = layers_prepare(ctx, false, data.name, reason, sizeof(reason))) < 0)) {
+		/* both uppers or neither: a degraded boot keeps everything in RAM */
+		umount2(STRATA_USERDATA_DIR, MNT_DETACH);
 		umount2(STRATA_DATA_DIR, MNT_DETACH);
+	}
 	if (r < 0) {
+		ctx->user_separate = false;
 		upper_degrade(ctx, reason, r);
 		if (layers_prepare(ctx, true, "tmpfs", reason, sizeof(reason)) < 0)
 			fatal(ctx, "cannot set up the tmpfs upper: %s", reason);

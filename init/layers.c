@@ -28,7 +28,13 @@
 #include <unistd.h>
 
 #define STATE_FILE STRATA_DATA_DIR "/strata.state"
-#define TRASH_DIR STRATA_DATA_DIR "/strata.trash"
+#define TRASH_NAME "strata.trash"
+
+/* where the user layer's generations live: its own partition or volume, or the data one */
+static const char *user_base(const struct strata_ctx *ctx)
+{
+	return ctx->user_separate ? STRATA_USERDATA_DIR : STRATA_DATA_DIR;
+}
 
 /* strata.powercut=POINT: stop dead there, as a power cut would (test hook) */
 static void powercut_point(struct strata_ctx *ctx, const char *point)
@@ -41,28 +47,33 @@ static void powercut_point(struct strata_ctx *ctx, const char *point)
 		pause();
 }
 
-static int gen_dir(char *buf, size_t len, enum req_layer layer, unsigned gen)
+static int gen_dir(const struct strata_ctx *ctx, char *buf, size_t len, enum req_layer layer,
+		   unsigned gen)
 {
-	return xsnprintf(buf, len, STRATA_DATA_DIR "/%s.%u", layer == LAYER_USER ? "user" : "system",
-			 gen);
+	if (layer == LAYER_USER)
+		return xsnprintf(buf, len, "%s/user.%u", user_base(ctx), gen);
+	return xsnprintf(buf, len, STRATA_DATA_DIR "/system.%u", gen);
 }
 
-static int upper_of(char *buf, size_t len, enum req_layer layer, unsigned gen)
+static int upper_of(const struct strata_ctx *ctx, char *buf, size_t len, enum req_layer layer,
+		    unsigned gen)
 {
 	char dir[96];
-	int r = gen_dir(dir, sizeof(dir), layer, gen);
+	int r = gen_dir(ctx, dir, sizeof(dir), layer, gen);
 	return r < 0 ? r : xsnprintf(buf, len, "%s/upper", dir);
 }
 
-/* Moves path into the trash under a fresh name; the rename is the atomic step. */
+/* Moves path into its filesystem's trash under a fresh name; the rename is the atomic step. */
 static int trash(const char *path, const char *tag)
 {
-	char dst[160];
-	int r = mkdir_p(TRASH_DIR, 0700);
-	if (r < 0)
+	char dir[96], dst[160];
+	bool user_fs = strncmp(path, STRATA_USERDATA_DIR "/", strlen(STRATA_USERDATA_DIR "/")) == 0;
+	int r = xsnprintf(dir, sizeof(dir), "%s/" TRASH_NAME,
+			  user_fs ? STRATA_USERDATA_DIR : STRATA_DATA_DIR);
+	if (r < 0 || (r = mkdir_p(dir, 0700)) < 0)
 		return r;
 	for (unsigned i = 0; i < 1000; i++) {
-		if ((r = xsnprintf(dst, sizeof(dst), TRASH_DIR "/%s.%u", tag, i)) < 0)
+		if ((r = xsnprintf(dst, sizeof(dst), "%s/%s.%u", dir, tag, i)) < 0)
 			return r;
 		if (access(dst, F_OK) < 0)
 			return rename(path, dst) < 0 ? -errno : 0;
@@ -133,15 +144,15 @@ static int apply_reset(struct strata_ctx *ctx, const struct request *req, struct
 	for (int layer = 0; layer < 2; layer++) {
 		if (layer == LAYER_SYSTEM && !full)
 			continue;
-		gen_dir(dir, sizeof(dir), (enum req_layer)layer,
+		gen_dir(ctx, dir, sizeof(dir), (enum req_layer)layer,
 			layer == LAYER_USER ? next.user_gen : next.system_gen);
 		if (access(dir, F_OK) == 0 && (r = trash(dir, "partial")) < 0)
 			return log_error_errno(r, "cannot discard half-made %s: %m", dir);
 	}
-	upper_of(old_user, sizeof(old_user), LAYER_USER, st->user_gen);
-	upper_of(old_sys, sizeof(old_sys), LAYER_SYSTEM, st->system_gen);
-	upper_of(new_user, sizeof(new_user), LAYER_USER, next.user_gen);
-	upper_of(new_sys, sizeof(new_sys), LAYER_SYSTEM, next.system_gen);
+	upper_of(ctx, old_user, sizeof(old_user), LAYER_USER, st->user_gen);
+	upper_of(ctx, old_sys, sizeof(old_sys), LAYER_SYSTEM, st->system_gen);
+	upper_of(ctx, new_user, sizeof(new_user), LAYER_USER, next.user_gen);
+	upper_of(ctx, new_sys, sizeof(new_sys), LAYER_SYSTEM, next.system_gen);
 	if ((r = mkdir_p(new_user, 0755)) < 0 || (full && (r = mkdir_p(new_sys, 0755)) < 0))
 		return log_error_errno(r, "cannot create the new generation: %m");
 
@@ -161,11 +172,12 @@ static int apply_reset(struct strata_ctx *ctx, const struct request *req, struct
 }
 
 /* Removes a path's copy, whiteout or opaque directory from one upper. */
-static int revert_path(const struct layer_state *st, const struct revert_entry *e)
+static int revert_path(const struct strata_ctx *ctx, const struct layer_state *st,
+		       const struct revert_entry *e)
 {
 	char upper[96], target[REQ_PATH_MAX + 96];
 	struct stat up_st, st_path;
-	upper_of(upper, sizeof(upper), e->layer, e->layer == LAYER_USER ? st->user_gen
+	upper_of(ctx, upper, sizeof(upper), e->layer, e->layer == LAYER_USER ? st->user_gen
 								       : st->system_gen);
 	int r = xsnprintf(target, sizeof(target), "%s%s", upper, e->path);
 	if (r < 0)
@@ -196,7 +208,7 @@ static int apply_revert(struct strata_ctx *ctx, const struct request *req, struc
 	for (size_t i = 0; i < req->n_revert; i++) {
 		const struct revert_entry *e = &req->revert[i];
 		const char *layer = e->layer == LAYER_USER ? "user" : "system";
-		int r = revert_path(st, e);
+		int r = revert_path(ctx, st, e);
 		if (r == -ENOENT)
 			log_info("revert %s: nothing in the %s layer", e->path, layer);
 		else if (r < 0)
@@ -252,9 +264,9 @@ static void apply_request(struct strata_ctx *ctx, struct layer_state *st)
 }
 
 /* Generations the state does not name (older ones, half-made ones) go to the trash. */
-static void trash_stale_generations(const struct layer_state *st)
+static void trash_stale_in(const char *base, const char *kind, unsigned live)
 {
-	DIR *d = opendir(STRATA_DATA_DIR);
+	DIR *d = opendir(base);
 	if (!d)
 		return;
 	struct dirent *de;
@@ -262,17 +274,15 @@ static void trash_stale_generations(const struct layer_state *st)
 	size_t n = 0;
 	while ((de = readdir(d)) && n < ARRAY_SIZE(names)) {
 		unsigned gen;
-		char kind[8];
-		if (sscanf(de->d_name, "%7[a-z].%u", kind, &gen) != 2)
-			continue;
-		if ((strcmp(kind, "user") == 0 && gen != st->user_gen) ||
-		    (strcmp(kind, "system") == 0 && gen != st->system_gen))
+		char k[8];
+		if (sscanf(de->d_name, "%7[a-z].%u", k, &gen) == 2 && strcmp(k, kind) == 0 &&
+		    gen != live)
 			snprintf(names[n++], sizeof(names[0]), "%s", de->d_name);
 	}
 	closedir(d);
 	for (size_t i = 0; i < n; i++) {
 		char path[128];
-		xsnprintf(path, sizeof(path), STRATA_DATA_DIR "/%s", names[i]);
+		xsnprintf(path, sizeof(path), "%s/%s", base, names[i]);
 		int r = trash(path, names[i]);
 		if (r < 0)
 			log_warn_errno(r, "cannot discard %s: %m", path);
@@ -287,10 +297,10 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 	if (!volatile_upper)
 		apply_request(ctx, &st);
 
-	upper_of(ctx->system_upper, sizeof(ctx->system_upper), LAYER_SYSTEM, st.system_gen);
-	upper_of(ctx->user_upper, sizeof(ctx->user_upper), LAYER_USER, st.user_gen);
-	gen_dir(ctx->system_work, sizeof(ctx->system_work), LAYER_SYSTEM, st.system_gen);
-	gen_dir(ctx->user_work, sizeof(ctx->user_work), LAYER_USER, st.user_gen);
+	upper_of(ctx, ctx->system_upper, sizeof(ctx->system_upper), LAYER_SYSTEM, st.system_gen);
+	upper_of(ctx, ctx->user_upper, sizeof(ctx->user_upper), LAYER_USER, st.user_gen);
+	gen_dir(ctx, ctx->system_work, sizeof(ctx->system_work), LAYER_SYSTEM, st.system_gen);
+	gen_dir(ctx, ctx->user_work, sizeof(ctx->user_work), LAYER_USER, st.user_gen);
 	strcat(ctx->system_work, "/work");
 	strcat(ctx->user_work, "/work");
 	const char *dirs[] = { ctx->system_upper, ctx->system_work, ctx->user_upper, ctx->user_work };
@@ -310,15 +320,31 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 			if (r < 0)
 				log_warn_errno(r, "cannot write %s: %m", STATE_FILE);
 		}
-		trash_stale_generations(&st);
+		trash_stale_in(STRATA_DATA_DIR, "system", st.system_gen);
+		trash_stale_in(user_base(ctx), "user", st.user_gen);
 	}
 	return 0;
 }
 
-void layers_discard_trash(void)
+static void discard(const char *trash_dir)
 {
 	struct stat st;
-	if (stat(TRASH_DIR, &st) < 0)
+	if (stat(trash_dir, &st) < 0)
+		return;
+	int fd = open(trash_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		remove_tree_contents(fd, st.st_dev);
+	rmdir(trash_dir);
+}
+
+void layers_discard_trash(void)
+{
+	static const char *const dirs[] = { STRATA_DATA_DIR "/" TRASH_NAME,
+					    STRATA_USERDATA_DIR "/" TRASH_NAME };
+	bool any = false;
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		any = any || access(dirs[i], F_OK) == 0;
+	if (!any)
 		return;
 	pid_t pid = fork();
 	if (pid != 0) {
@@ -331,10 +357,8 @@ void layers_discard_trash(void)
 	if (nice(19) < 0) {
 		/* best effort */
 	}
-	int fd = open(TRASH_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0)
-		remove_tree_contents(fd, st.st_dev);
-	rmdir(TRASH_DIR);
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		discard(dirs[i]);
 	sync();
 	_exit(0);
 }

@@ -14,6 +14,7 @@
 #define STRATA_BOOT_RECORD STRATA_RUN_DIR "/boot.json"
 #define STRATA_LOWER_DIR STRATA_RUN_DIR "/lower"
 #define STRATA_DATA_DIR STRATA_RUN_DIR "/data"
+#define STRATA_USERDATA_DIR STRATA_RUN_DIR "/userdata"
 #define STRATA_SYSTEM_DIR STRATA_RUN_DIR "/system"
 #define STRATA_REQUEST_FILE STRATA_DATA_DIR "/strata.request"
 #define STRATA_NEWROOT "/newroot"
@@ -28,6 +29,7 @@ struct strata_ctx {
 	uint64_t record_next; /* where the next boot-outcome record goes */
 	/* the live generation of each upper (layers.c) */
 	char system_upper[96], system_work[96], user_upper[96], user_work[96];
+	bool user_separate; /* the user layer is on its own partition/volume (CONFIG_STRATA_USER_PART) */
 };
 
 /* boot.c */
@@ -48,8 +50,8 @@ struct data_source {
 	bool created;       /* UBI volume created by this boot */
 };
 /* Returns 0, or -errno with reason filled; the caller applies the policy. */
-int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *ds, char *reason,
-		      size_t reasonlen);
+int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *ds,
+		      const char *mountpoint, char *reason, size_t reasonlen);
 /* The flash upper cannot be used: strata.degraded= decides; never silent. */
 void upper_degrade(struct strata_ctx *ctx, const char *reason, int err);
 void upper_probe_capabilities(struct strata_ctx *ctx);

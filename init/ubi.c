@@ -89,7 +89,7 @@ void ubi_list_volumes(int ubi, char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
-int ubi_create_volume(int ubi, const char *name, int *vol_id, uint64_t *bytes)
+int ubi_create_volume(int ubi, const char *name, unsigned percent, int *vol_id, uint64_t *bytes)
 {
 	char path[64], val[32];
 	struct ubi_mkvol_req req;
@@ -105,6 +105,7 @@ int ubi_create_volume(int ubi, const char *name, int *vol_id, uint64_t *bytes)
 	if ((r = sysfs_read(path, val, sizeof(val))) < 0)
 		return r;
 	uint64_t leb_size = strtoull(val, NULL, 10);
+	lebs = percent >= 100 ? lebs : lebs * percent / 100;
 	if (lebs == 0 || leb_size == 0)
 		return -ENOSPC;
 

@@ -134,8 +134,8 @@ void upper_probe_capabilities(struct strata_ctx *ctx)
 			 w < 0 ? " RENAME_WHITEOUT" : "", x < 0 ? " RENAME_EXCHANGE" : "");
 }
 
-int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data, char *reason,
-		      size_t reasonlen)
+int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data,
+		      const char *mountpoint, char *reason, size_t reasonlen)
 {
 	enum flash_content content, expected;
 	const char *src = data->src, *fstype = data->fstype;
@@ -174,16 +174,17 @@ int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data, ch
 		return -EMEDIUMTYPE;
 	}
 
-	if (mount(src, STRATA_DATA_DIR, fstype, MS_NOATIME, NULL) < 0) {
-		r = -errno;
+	if ((r = mkdir_p(mountpoint, 0755)) < 0 ||
+	    mount(src, mountpoint, fstype, MS_NOATIME, NULL) < 0) {
+		r = r < 0 ? r : -errno;
 		snprintf(reason, reasonlen, "cannot mount %s on '%s' (%s): %s", fstype, data->name,
 			 src, strerror(-r));
 		return r;
 	}
 	struct statvfs sv;
-	if (statvfs(STRATA_DATA_DIR, &sv) == 0 && (sv.f_flag & ST_RDONLY)) {
+	if (statvfs(mountpoint, &sv) == 0 && (sv.f_flag & ST_RDONLY)) {
 		snprintf(reason, reasonlen, "%s on '%s' (%s) is read-only", fstype, data->name, src);
-		umount2(STRATA_DATA_DIR, MNT_DETACH);
+		umount2(mountpoint, MNT_DETACH);
 		return -EROFS;
 	}
 	if (ctx->rec.first_boot) {
@@ -192,8 +193,10 @@ int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data, ch
 			   (unsigned long long)(ctx->rec.first_boot_format_ns / 1000000u));
 	}
 
-	bootrec_add_layer(&ctx->rec, "upper", src, fstype, STRATA_DATA_DIR, "mounted");
-	log_info("upper '%s' (%s, %s) on %s", data->name, src, fstype, STRATA_DATA_DIR);
+	bootrec_add_layer(&ctx->rec,
+			  strcmp(mountpoint, STRATA_DATA_DIR) == 0 ? "upper" : "user-upper", src,
+			  fstype, mountpoint, "mounted");
+	log_info("upper '%s' (%s, %s) on %s", data->name, src, fstype, mountpoint);
 	return 0;
 }
 

@@ -20,8 +20,18 @@ def nand_first_boot_creates_data_volume(ctx):
     assert (lower["fstype"], lower["source"]) == ("squashfs", "/dev/ubiblock0_0"), lower
     data = ctx.mount_at(vm, "/run/strata/data")
     assert (data["fstype"], data["source"]) == ("ubifs", "ubi0:rootfs_data"), data
-    assert ctx.mount_at(vm, "/")["fstype"] == "overlay"
+    # the user layer has a volume of its own, sharing the free space
+    assert "strata: first boot: created UBI volume 'rootfs_user' (ubi0_3," in dmesg, dmesg[-2000:]
+    user = ctx.mount_at(vm, "/run/strata/userdata")
+    assert (user["fstype"], user["source"]) == ("ubifs", "ubi0:rootfs_user"), user
+    root = ctx.mount_at(vm, "/")
+    assert root["fstype"] == "overlay", root
+    assert "upperdir=/run/strata/userdata/user.1/upper" in root["options"], root
+    assert "upperdir=/run/strata/data/system.1/upper" in \
+        ctx.mount_at(vm, "/run/strata/system")["options"]
     assert vm.out("cat /sys/class/ubi/ubi0_2/name") == "rootfs_data"
+    sizes = [int(vm.out("cat /sys/class/ubi/ubi0_%d/reserved_ebs" % i)) for i in (2, 3)]
+    assert abs(sizes[0] - sizes[1]) <= 1, sizes
     # ubifs has what overlayfs wants from an upper
     assert rec["capabilities"] == {"rename_whiteout": True, "rename_exchange": True}, rec
 
@@ -40,7 +50,8 @@ def nand_changes_persist_across_reboot(ctx):
     assert vm.out("cat /root/note") == "nand"
     assert vm.sh("test -e /etc/os-release", check=False)[0] != 0
     assert vm.sh("test -e /etc/group.moved && test ! -e /etc/group", check=False)[0] == 0
-    assert vm.out("ls /sys/class/ubi/ | grep -c '^ubi0_'") == "3"
+    assert vm.out("ls /sys/class/ubi/ | grep -c '^ubi0_'") == "4"
+    assert vm.out("cat /run/strata/userdata/user.1/upper/root/note") == "nand"
 
 
 @scenario(NAND)

@@ -23,7 +23,8 @@ def exists(vm, path):
 
 def wait_trash_gone(vm):
     for _ in range(30):
-        if not exists(vm, "/run/strata/data/strata.trash"):
+        if not exists(vm, "/run/strata/data/strata.trash") and \
+                not exists(vm, "/run/strata/userdata/strata.trash"):
             return
         time.sleep(1)
     raise AssertionError("old generations were not discarded")
@@ -221,3 +222,7 @@ def nand_reset_full(ctx):
     assert not exists(vm, "/etc/sysfile") and not exists(vm, "/root/userfile")
     assert vm.out("head -n 1 /etc/os-release") == ORIG_RELEASE
     assert ctx.boot_record(vm)["generations"] == {"system": 2, "user": 2}
+    # the old user generation went to the user volume's own trash, then away
+    wait_trash_gone(vm)
+    assert not exists(vm, "/run/strata/userdata/strata.trash")
+    assert vm.out("ls /run/strata/userdata | tr '\\n' ' '").strip() == "user.2"
