@@ -53,6 +53,7 @@ WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wmissing-prototypes \
 	-Wstrict-prototypes -Wpointer-arith -Wvla -Wno-format-nonliteral -Wno-format-truncation
 TARGET_CFLAGS := -std=gnu11 -Os -pthread $(WARNINGS) -static -fno-asynchronous-unwind-tables \
 	-ffunction-sections -fdata-sections -Wl,--gc-sections -Wl,--build-id=none \
+	-Wl,-z,noseparate-code -Wl,-z,norelro -fno-stack-protector \
 	-DSTRATA_VERSION='"$(VERSION)"' -include $(BUILD)/strata_config.h
 INIT_SRCS := $(sort $(wildcard $(TOPDIR)/init/*.c))
 INIT_HDRS := $(wildcard $(TOPDIR)/init/*.h)

@@ -6,6 +6,7 @@
 #include "util.h"
 
 #include <stdio.h>
+#include <sys/statvfs.h>
 #include <string.h>
 
 static const char status_usage[] = "usage: strata status [--json]\n"
@@ -89,6 +90,16 @@ int cmd_status(int argc, char **argv)
 				       req.revert[i].layer == LAYER_USER ? "user" : "system");
 			printf("\n");
 		}
+	}
+	static const char *const uppers[] = { STRATA_DATA_DIR, STRATA_USERDATA_DIR };
+	for (size_t i = 0; i < ARRAY_SIZE(uppers); i++) {
+		struct statvfs sv;
+		if (statvfs(uppers[i], &sv) < 0 || sv.f_blocks == 0)
+			continue;
+		unsigned long long total = (unsigned long long)sv.f_blocks * sv.f_frsize;
+		unsigned long long used = total - (unsigned long long)sv.f_bfree * sv.f_frsize;
+		printf("flash:     %s: %llu KiB used of %llu KiB (%llu%%)\n", uppers[i], used >> 10,
+		       total >> 10, total ? used * 100 / total : 0);
 	}
 	printf("assembly:  %llu.%03llu ms\n", (unsigned long long)((exec - start) / 1000000u),
 	       (unsigned long long)((exec - start) / 1000u % 1000u));

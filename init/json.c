@@ -3,6 +3,7 @@
 #include "json.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,4 +96,47 @@ int json_get_u64(const char *text, const char *key, uint64_t *out)
 		return -EINVAL;
 	*out = n;
 	return 0;
+}
+
+const char *json_find_array(const char *text, const char *key)
+{
+	const char *v = find_value(text, key);
+	return v && *v == '[' ? v + 1 : NULL;
+}
+
+int json_array_next(const char **cursor, char *obj, size_t len)
+{
+	const char *p = *cursor;
+	while (*p == ' ' || *p == ',' || *p == '\n' || *p == '\t' || *p == '\r')
+		p++;
+	if (*p == ']' || *p == '\0') {
+		*cursor = p;
+		return *p == ']' ? 0 : -EINVAL;
+	}
+	if (*p != '{')
+		return -EINVAL;
+	const char *start = p;
+	int depth = 0;
+	bool in_str = false;
+	for (; *p; p++) {
+		if (in_str) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == '"')
+				in_str = false;
+		} else if (*p == '"') {
+			in_str = true;
+		} else if (*p == '{') {
+			depth++;
+		} else if (*p == '}' && --depth == 0) {
+			size_t n = (size_t)(p - start + 1);
+			if (n >= len)
+				return -ENAMETOOLONG;
+			memcpy(obj, start, n);
+			obj[n] = '\0';
+			*cursor = p + 1;
+			return 1;
+		}
+	}
+	return -EINVAL;
 }

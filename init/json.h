@@ -11,4 +11,12 @@ int json_get_string(const char *text, const char *key, char *out, size_t outlen)
 /* First "key": unsigned integer value. Returns 0, -ENOENT, -EINVAL. */
 int json_get_u64(const char *text, const char *key, uint64_t *out);
 
+/* The first character after the '[' of "key": [...], or NULL. */
+const char *json_find_array(const char *text, const char *key);
+/*
+ * Copies the next {...} object of an array into obj and advances the cursor.
+ * Returns 1, 0 at the array's end, -EINVAL for malformed text, -ENAMETOOLONG.
+ */
+int json_array_next(const char **cursor, char *obj, size_t len);
+
 #endif

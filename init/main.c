@@ -16,6 +16,10 @@ static const struct command {
 	{ "status", cmd_status, "how this boot assembled the root" },
 	{ "reset", cmd_reset, "drop the user layer or both layers at the next boot" },
 	{ "revert", cmd_revert, "drop single paths from a layer at the next boot" },
+	{ "layers", cmd_layers, "the layers behind / and the system overlay" },
+	{ "which", cmd_which, "which layer provides a path" },
+	{ "diff", cmd_diff, "what an upper changes against the layers below" },
+	{ "analyze", cmd_analyze, "this boot's phases as a table or an SVG" },
 	{ "firstboot", cmd_reset, "OpenWrt name: reset --full" },
 	{ "factoryreset", cmd_reset, "OpenWrt name: reset --full" },
 };

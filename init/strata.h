@@ -78,5 +78,9 @@ __attribute__((noreturn, format(printf, 2, 3))) void fatal(struct strata_ctx *ct
 int cmd_status(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_revert(int argc, char **argv);
+int cmd_layers(int argc, char **argv);
+int cmd_which(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
 
 #endif

@@ -222,6 +222,11 @@ def jffs2_rename_limits_are_probed_and_pinned(ctx):
         rc, out = vm.sh("mv %s %s.moved 2>&1" % (path, path), check=False)
         assert rc == 1 and "Invalid argument" in out, (path, out)
         vm.sh("test -e %s && test ! -e %s.moved" % (path, path))
+    # ... and removing a directory that exists in the lower fails too (its
+    # files go, each leaving a whiteout; the directory stays)
+    rc, out = vm.sh("rm -rf /etc/init.d 2>&1", check=False)
+    assert rc == 1 and "can't remove '/etc/init.d': Invalid argument" in out, out
+    vm.sh("test -d /etc/init.d && test ! -e /etc/init.d/rcS")
 
 
 @scenario(NOR)

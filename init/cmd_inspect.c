@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * strata layers | which | diff | analyze: what the stack is, where a path
+ * comes from, what an upper changes, how this boot went. Read-only; nothing
+ * needs the overlays unmounted. Exit status: 0 ok, 1 error, 2 usage.
+ */
+#include "inspect.h"
+#include "json.h"
+#include "request.h"
+#include "strata.h"
+#include "strbuf.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+static void json_str(FILE *f, const char *s)
+{
+	char buf[1024];
+	struct strbuf sb;
+	strbuf_init(&sb, buf, sizeof(buf));
+	strbuf_json_str(&sb, s);
+	fputs(sb.err ? "\"\"" : buf, f);
+}
+
+static int parse_flags(int argc, char **argv, const char *usage, bool *json, int *first_arg)
+{
+	*first_arg = argc;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			*json = true;
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
+			return -1;
+		} else if (*first_arg == argc) {
+			*first_arg = i;
+		}
+	}
+	return 1;
+}
+
+static int read_stack(const char *cmd, struct stack *st)
+{
+	int r = stack_read(st);
+	if (r < 0)
+		fprintf(stderr, "%s: cannot see the strata stack (is / the overlay strata built?): %s\n",
+			cmd, strerror(-r));
+	return r;
+}
+
+/* ---- layers ---------------------------------------------------------------- */
+
+static const char layers_usage[] =
+	"usage: strata layers [--json]\n"
+	"  The layers behind / (user overlay) and /run/strata/system (system overlay), top first.\n";
+
+static const char *layer_state(const struct stack_layer *l)
+{
+	if (strcmp(l->fs.fstype, "tmpfs") == 0)
+		return "tmpfs";
+	return l->fs.readonly ? "read-only" : "read-write";
+}
+
+int cmd_layers(int argc, char **argv)
+{
+	struct stack st;
+	bool json = false;
+	int first;
+	int r = parse_flags(argc, argv, layers_usage, &json, &first);
+	if (r <= 0 || first != argc) {
+		if (r == 0)
+			return 0;
+		fputs(layers_usage, stderr);
+		return 2;
+	}
+	if (read_stack("strata layers", &st) < 0)
+		return 1;
+	if (json)
+		fputs("{\"layers\": [", stdout);
+	else
+		printf("%-8s %-7s %-34s %-18s %-9s %-10s %9s %9s\n", "LAYER", "STACK", "DIRECTORY",
+		       "SOURCE", "FS", "STATE", "SIZE", "FREE");
+	unsigned lower_index = 0;
+	for (size_t i = 0; i < st.n; i++) {
+		const struct stack_layer *l = &st.layers[i];
+		bool upper = strcmp(l->role, "lower") != 0;
+		char name[24];
+		if (upper)
+			snprintf(name, sizeof(name), "%s", l->role);
+		else
+			snprintf(name, sizeof(name), "lower%u", lower_index++);
+		if (json) {
+			printf("%s\n  {\"layer\": ", i ? "," : "");
+			json_str(stdout, name);
+			printf(", \"role\": ");
+			json_str(stdout, l->role);
+			printf(", \"stack\": ");
+			json_str(stdout, l->stack);
+			printf(", \"dir\": ");
+			json_str(stdout, l->dir);
+			printf(", \"source\": ");
+			json_str(stdout, l->fs.source);
+			printf(", \"fstype\": ");
+			json_str(stdout, l->fs.fstype);
+			printf(", \"mountpoint\": ");
+			json_str(stdout, l->fs.mountpoint);
+			printf(", \"options\": ");
+			json_str(stdout, l->fs.options);
+			printf(", \"readonly\": %s, \"state\": ", l->fs.readonly ? "true" : "false");
+			json_str(stdout, layer_state(l));
+			if (upper)
+				printf(", \"size\": %llu, \"free\": %llu", (unsigned long long)l->size,
+				       (unsigned long long)l->avail);
+			printf(", \"verity\": null}");
+		} else {
+			char size[16] = "-", avail[16] = "-";
+			if (upper) {
+				snprintf(size, sizeof(size), "%lluK", (unsigned long long)(l->size >> 10));
+				snprintf(avail, sizeof(avail), "%lluK", (unsigned long long)(l->avail >> 10));
+			}
+			printf("%-8s %-7s %-34s %-18s %-9s %-10s %9s %9s\n", name, l->stack, l->dir,
+			       l->fs.source, l->fs.fstype, layer_state(l), size, avail);
+		}
+	}
+	if (json)
+		puts("\n]}");
+	return 0;
+}
+
+/* ---- which ----------------------------------------------------------------- */
+
+static const char which_usage[] =
+	"usage: strata which [--json] PATH\n"
+	"  Which layer provides PATH now: a copy-up, a whiteout or an opaque directory in an\n"
+	"  upper, or a file of a lower. Paths that do not exist report the whiteout that hides them.\n";
+
+static bool is_whiteout(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 0 && minor(st->st_rdev) == 0;
+}
+
+static bool is_opaque(const char *path)
+{
+	char v[8];
+	ssize_t n = lgetxattr(path, "trusted.overlay.opaque", v, sizeof(v));
+	return n > 0 && (v[0] == 'y' || v[0] == 'x');
+}
+
+static const char *kind_of(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode)   ? "directory"
+	       : S_ISREG(st->st_mode) ? "file"
+	       : S_ISLNK(st->st_mode) ? "symlink"
+				      : "other";
+}
+
+int cmd_which(int argc, char **argv)
+{
+	struct stack st;
+	bool json = false;
+	int first;
+	char path[REQ_PATH_MAX], full[512], redirect[256] = "";
+	int r = parse_flags(argc, argv, which_usage, &json, &first);
+	if (r == 0)
+		return 0;
+	if (r < 0 || first != argc - 1) {
+		fputs(which_usage, stderr);
+		return 2;
+	}
+	if (path_normalize(argv[first], path, sizeof(path)) < 0) {
+		fprintf(stderr, "strata which: '%s' is not an absolute path inside the root\n",
+			argv[first]);
+		return 2;
+	}
+	if (read_stack("strata which", &st) < 0)
+		return 1;
+
+	const char *verdict = "absent", *kind = "", *hid_layer = "";
+	bool copy_up = false, opaque = false, metacopy = false;
+	size_t found = st.n;
+	char hid_path[REQ_PATH_MAX] = "";
+	for (size_t i = 0; i < st.n && found == st.n && !hid_path[0]; i++) {
+		/* an ancestor that is a whiteout or an opaque directory hides what lies below */
+		for (char *slash = strchr(path + 1, '/'); slash && !hid_path[0];
+		     slash = strchr(slash + 1, '/')) {
+			struct stat ast;
+			*slash = '\0';
+			snprintf(full, sizeof(full), "%s%s", st.layers[i].dir, path);
+			if (lstat(full, &ast) == 0 &&
+			    (is_whiteout(&ast) || (S_ISDIR(ast.st_mode) && is_opaque(full)))) {
+				snprintf(hid_path, sizeof(hid_path), "%s", path);
+				hid_layer = st.layers[i].role;
+			}
+			*slash = '/';
+		}
+		struct stat pst;
+		snprintf(full, sizeof(full), "%s%s", st.layers[i].dir, path);
+		if (lstat(full, &pst) < 0)
+			continue;
+		if (is_whiteout(&pst)) {
+			verdict = "whiteout";
+			hid_layer = st.layers[i].role;
+			snprintf(hid_path, sizeof(hid_path), "%s", path);
+			break;
+		}
+		/* an entry under an opaque directory of this very layer is still visible */
+		hid_path[0] = '\0';
+		found = i;
+		kind = kind_of(&pst);
+		opaque = S_ISDIR(pst.st_mode) && is_opaque(full);
+		metacopy = lgetxattr(full, "trusted.overlay.metacopy", NULL, 0) >= 0;
+		ssize_t rn = lgetxattr(full, "trusted.overlay.redirect", redirect, sizeof(redirect) - 1);
+		redirect[rn > 0 ? rn : 0] = '\0';
+		for (size_t j = i + 1; j < st.n && !copy_up; j++) {
+			struct stat lst;
+			snprintf(full, sizeof(full), "%s%s", st.layers[j].dir, path);
+			copy_up = lstat(full, &lst) == 0 && !is_whiteout(&lst);
+		}
+		verdict = opaque ? "opaque" : copy_up ? "copy-up" : "only";
+	}
+	if (hid_path[0] && found == st.n && strcmp(verdict, "whiteout") != 0)
+		verdict = "hidden";
+	const char *layer = found < st.n ? st.layers[found].role : NULL;
+	if (json) {
+		printf("{\"path\": ");
+		json_str(stdout, path);
+		printf(", \"provided_by\": ");
+		if (layer)
+			json_str(stdout, layer);
+		else
+			fputs("null", stdout);
+		printf(", \"state\": ");
+		json_str(stdout, verdict);
+		printf(", \"type\": ");
+		json_str(stdout, kind);
+		printf(", \"hidden_by_layer\": ");
+		if (hid_path[0])
+			json_str(stdout, hid_layer);
+		else
+			fputs("null", stdout);
+		printf(", \"hidden_by_path\": ");
+		if (hid_path[0])
+			json_str(stdout, hid_path);
+		else
+			fputs("null", stdout);
+		printf(", \"metacopy\": %s, \"redirect\": ", metacopy ? "true" : "false");
+		if (redirect[0])
+			json_str(stdout, redirect);
+		else
+			fputs("null", stdout);
+		puts("}");
+	} else if (layer) {
+		printf("%s: %s from the %s layer (%s)%s\n", path, kind, layer,
+		       strcmp(verdict, "copy-up") == 0   ? "a copy-up: it hides the version below"
+		       : strcmp(verdict, "opaque") == 0 ? "an opaque directory: nothing below shows"
+							 : "only there",
+		       metacopy ? ", metacopy" : "");
+		if (redirect[0])
+			printf("  redirect: %s\n", redirect);
+	} else if (hid_path[0]) {
+		printf("%s: not visible: %s at %s in the %s layer hides it\n", path,
+		       strcmp(verdict, "whiteout") == 0 || strcmp(hid_path, path) != 0
+			       ? "a whiteout or an opaque directory"
+			       : "a whiteout",
+		       hid_path, hid_layer);
+	} else {
+		printf("%s: in no layer\n", path);
+	}
+	return layer || hid_path[0] ? 0 : 1;
+}
+
+/* ---- diff ------------------------------------------------------------------ */
+
+static const char diff_usage[] =
+	"usage: strata diff [--user|--system] [--json]\n"
+	"  What an upper changes against what lies below it: added, modified, deleted\n"
+	"  (whiteouts), opaque directories, with sizes. --user is the default.\n";
+
+struct change {
+	char *path;
+	const char *change, *type;
+	long long size;
+};
+
+struct changes {
+	struct change *v;
+	size_t n, cap;
+};
+
+static void add_change(struct changes *c, const char *path, const char *change, const char *type,
+		       long long size)
+{
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 64;
+		c->v = realloc(c->v, c->cap * sizeof(*c->v));
+		if (!c->v) {
+			perror("strata diff");
+			exit(1);
+		}
+	}
+	c->v[c->n++] = (struct change){ strdup(path), change, type, size };
+}
+
+static void walk(const char *upper, const char *below, const char *rel, dev_t dev,
+		 struct changes *c)
+{
+	char dir[768];
+	snprintf(dir, sizeof(dir), "%s%s", upper, rel);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char r2[512], up[768], low[768];
+		struct stat st, lst;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (xsnprintf(r2, sizeof(r2), "%s/%s", rel, de->d_name) < 0)
+			continue;
+		snprintf(up, sizeof(up), "%s%s", upper, r2);
+		snprintf(low, sizeof(low), "%s%s", below, r2);
+		if (lstat(up, &st) < 0 || st.st_dev != dev)
+			continue;
+		bool in_below = lstat(low, &lst) == 0;
+		if (is_whiteout(&st)) {
+			add_change(c, r2, "deleted", in_below ? kind_of(&lst) : "", 0);
+		} else if (S_ISDIR(st.st_mode)) {
+			if (is_opaque(up))
+				add_change(c, r2, "opaque", "directory", 0);
+			else if (!in_below)
+				add_change(c, r2, "added", "directory", 0);
+			walk(upper, below, r2, dev, c);
+		} else {
+			add_change(c, r2, in_below ? "modified" : "added", kind_of(&st),
+				   (long long)st.st_size);
+		}
+	}
+	closedir(d);
+}
+
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(((const struct change *)a)->path, ((const struct change *)b)->path);
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct stack st;
+	bool json = false, system = false;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			json = true;
+		} else if (strcmp(argv[i], "--user") == 0) {
+			system = false;
+		} else if (strcmp(argv[i], "--system") == 0) {
+			system = true;
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			fputs(diff_usage, stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "strata diff: unknown argument '%s'\n%s", argv[i], diff_usage);
+			return 2;
+		}
+	}
+	if (read_stack("strata diff", &st) < 0)
+		return 1;
+	const char *role = system ? "system" : "user";
+	size_t i;
+	for (i = 0; i < st.n && strcmp(st.layers[i].role, role) != 0; i++)
+		;
+	if (i + 1 >= st.n) {
+		fprintf(stderr, "strata diff: no %s layer in the stack\n", role);
+		return 1;
+	}
+	/* below the user upper lies the whole system overlay; below the system upper, its lowers */
+	const char *upper = st.layers[i].dir;
+	const char *below = system ? st.layers[i + 1].dir : STRATA_SYSTEM_DIR;
+	struct stat ust;
+	if (lstat(upper, &ust) < 0) {
+		fprintf(stderr, "strata diff: cannot read '%s': %s\n", upper, strerror(errno));
+		return 1;
+	}
+	struct changes c = { 0 };
+	walk(upper, below, "", ust.st_dev, &c);
+	qsort(c.v, c.n, sizeof(*c.v), by_path);
+	long long total = 0;
+	if (json) {
+		printf("{\"layer\": \"%s\", \"upper\": ", role);
+		json_str(stdout, upper);
+		printf(", \"changes\": [");
+	}
+	for (size_t k = 0; k < c.n; k++) {
+		total += c.v[k].size;
+		if (json) {
+			printf("%s\n  {\"path\": ", k ? "," : "");
+			json_str(stdout, c.v[k].path);
+			printf(", \"change\": \"%s\", \"type\": \"%s\", \"size\": %lld}", c.v[k].change,
+			       c.v[k].type, c.v[k].size);
+		} else {
+			printf("%c %-48s %10lld\n", c.v[k].change[0] == 'a'   ? 'A'
+						    : c.v[k].change[0] == 'm' ? 'M'
+						    : c.v[k].change[0] == 'd' ? 'D'
+									      : 'O',
+			       c.v[k].path, c.v[k].size);
+		}
+		free(c.v[k].path);
+	}
+	if (json)
+		printf("\n], \"total_size\": %lld}\n", total);
+	else
+		printf("%zu change%s in the %s layer, %lld bytes\n", c.n, c.n == 1 ? "" : "s", role,
+		       total);
+	free(c.v);
+	return 0;
+}
+
+/* ---- analyze --------------------------------------------------------------- */
+
+static const char analyze_usage[] =
+	"usage: strata analyze [--json] [--svg FILE]\n"
+	"  This boot's init phases from " STRATA_BOOT_RECORD ", as a table or an SVG timeline.\n";
+
+struct phase {
+	char name[32];
+	uint64_t start, end;
+};
+
+static int write_svg(const char *file, const struct phase *ph, size_t n, uint64_t t0, uint64_t t1)
+{
+	FILE *f = fopen(file, "w");
+	if (!f)
+		return -errno;
+	const unsigned width = 900, left = 130, bar = 22, top = 40;
+	double span = t1 > t0 ? (double)(t1 - t0) : 1.0, scale = (width - left - 20) / span;
+	unsigned height = top + (unsigned)n * (bar + 6) + 50;
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" "
+		"font-family=\"monospace\" font-size=\"12\">\n"
+		"<title>strata boot timeline</title>\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+		"<text x=\"10\" y=\"22\" font-size=\"14\">strata: %.1f ms from /init to exec</text>\n",
+		width, height, span / 1e6);
+	for (size_t i = 0; i < n; i++) {
+		double x = left + (double)(ph[i].start - t0) * scale;
+		double w = (double)(ph[i].end - ph[i].start) * scale;
+		unsigned y = top + (unsigned)i * (bar + 6);
+		fprintf(f,
+			"<g><title>%s: %.2f ms</title>"
+			"<text x=\"10\" y=\"%u\">%s</text>"
+			"<rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"%u\" fill=\"#4a7fb5\"/>"
+			"<text x=\"%.1f\" y=\"%u\">%.1f ms</text></g>\n",
+			ph[i].name, (double)(ph[i].end - ph[i].start) / 1e6, y + 15, ph[i].name, x, y,
+			w < 1 ? 1 : w, bar, x + (w < 1 ? 1 : w) + 4, y + 15,
+			(double)(ph[i].end - ph[i].start) / 1e6);
+	}
+	unsigned axis = top + (unsigned)n * (bar + 6) + 10;
+	fprintf(f, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" stroke=\"black\"/>\n", left, axis,
+		width - 20, axis);
+	for (int k = 0; k <= 4; k++)
+		fprintf(f, "<text x=\"%.1f\" y=\"%u\">%.0f ms</text>\n",
+			left + (width - left - 20) * k / 4.0 - 10, axis + 18, span / 1e6 * k / 4);
+	fputs("</svg>\n", f);
+	return fclose(f) == 0 ? 0 : -errno;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	static char text[16384], obj[512];
+	static struct phase ph[32];
+	const char *svg = NULL;
+	bool json = false;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			json = true;
+		} else if (strcmp(argv[i], "--svg") == 0 && i + 1 < argc) {
+			svg = argv[++i];
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			fputs(analyze_usage, stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "strata analyze: unknown argument '%s'\n%s", argv[i],
+				analyze_usage);
+			return 2;
+		}
+	}
+	uint64_t t0, t1;
+	ssize_t n = read_file(STRATA_BOOT_RECORD, text, sizeof(text));
+	const char *cur = n >= 0 ? json_find_array(text, "phases") : NULL;
+	if (!cur || json_get_u64(text, "init_start_ns", &t0) < 0 ||
+	    json_get_u64(text, "exec_ns", &t1) < 0) {
+		fprintf(stderr, "strata analyze: cannot read the phases in '%s'\n", STRATA_BOOT_RECORD);
+		return 1;
+	}
+	size_t np = 0;
+	int r;
+	while (np < ARRAY_SIZE(ph) && (r = json_array_next(&cur, obj, sizeof(obj))) == 1) {
+		if (json_get_string(obj, "name", ph[np].name, sizeof(ph[np].name)) < 0 ||
+		    json_get_u64(obj, "start_ns", &ph[np].start) < 0 ||
+		    json_get_u64(obj, "end_ns", &ph[np].end) < 0 || ph[np].end < ph[np].start)
+			r = -EINVAL;
+		else
+			np++;
+		if (r < 0)
+			break;
+	}
+	if (r < 0 && np < ARRAY_SIZE(ph)) {
+		fprintf(stderr, "strata analyze: malformed phase in '%s'\n", STRATA_BOOT_RECORD);
+		return 1;
+	}
+	if (json) {
+		printf("{\"total_ms\": %.3f, \"phases\": [", (double)(t1 - t0) / 1e6);
+		for (size_t i = 0; i < np; i++)
+			printf("%s\n  {\"name\": \"%s\", \"start_ms\": %.3f, \"duration_ms\": %.3f}",
+			       i ? "," : "", ph[i].name, (double)(ph[i].start - t0) / 1e6,
+			       (double)(ph[i].end - ph[i].start) / 1e6);
+		puts("\n]}");
+	} else {
+		printf("%-14s %10s %10s\n", "PHASE", "START ms", "TOOK ms");
+		for (size_t i = 0; i < np; i++)
+			printf("%-14s %10.1f %10.1f\n", ph[i].name, (double)(ph[i].start - t0) / 1e6,
+			       (double)(ph[i].end - ph[i].start) / 1e6);
+		printf("%-14s %10s %10.1f\n", "total", "", (double)(t1 - t0) / 1e6);
+	}
+	if (svg) {
+		int w = write_svg(svg, ph, np, t0, t1);
+		if (w < 0) {
+			fprintf(stderr, "strata analyze: cannot write '%s': %s\n", svg, strerror(-w));
+			return 1;
+		}
+	}
+	return 0;
+}

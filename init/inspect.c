@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The stack as the running system sees it: mount table, uppers, lowers. For the runtime tool. */
+#include "inspect.h"
+#include "strata.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/statvfs.h>
+
+/* mountinfo escapes ' ', '\t', '\n' and '\\' as octal \\NNN */
+static void unescape_octal(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+int mountinfo_find(const char *text, const char *mountpoint, struct mount_entry *out)
+{
+	int found = -ENOENT;
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char line[2048], mp[256], mopts[512], fstype[64], src[256], sopts[1024];
+		if (len < sizeof(line)) {
+			memcpy(line, p, len);
+			line[len] = '\0';
+			char *sep = strstr(line, " - ");
+			if (sep && sscanf(line, "%*s %*s %*s %*s %255s %511s", mp, mopts) == 2 &&
+			    sscanf(sep + 3, "%63s %255s %1023s", fstype, src, sopts) == 3) {
+				unescape_octal(mp);
+				if (strcmp(mp, mountpoint) == 0) {
+					memset(out, 0, sizeof(*out));
+					snprintf(out->mountpoint, sizeof(out->mountpoint), "%s", mp);
+					snprintf(out->fstype, sizeof(out->fstype), "%s", fstype);
+					unescape_octal(src);
+					snprintf(out->source, sizeof(out->source), "%s", src);
+					snprintf(out->options, sizeof(out->options), "%s,%s", mopts, sopts);
+					out->readonly = strncmp(mopts, "ro", 2) == 0 &&
+							(mopts[2] == ',' || mopts[2] == '\0');
+					found = 0;
+				}
+			}
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return found;
+}
+
+int ovl_option(const char *options, const char *key, char *out, size_t outlen)
+{
+	size_t klen = strlen(key);
+	for (const char *p = options; p && *p;) {
+		if (strncmp(p, key, klen) == 0 && p[klen] == '=') {
+			size_t used = 0;
+			for (p += klen + 1; *p && *p != ','; p++) {
+				if (*p == '\\' && p[1])
+					p++;
+				if (used + 1 >= outlen)
+					return -ENAMETOOLONG;
+				out[used++] = *p;
+			}
+			out[used] = '\0';
+			return 0;
+		}
+		/* next option: skip escaped commas */
+		while (*p && *p != ',') {
+			if (*p == '\\' && p[1])
+				p++;
+			p++;
+		}
+		if (*p == ',')
+			p++;
+	}
+	return -ENOENT;
+}
+
+/* The filesystem holding dir: the longest mountpoint that is a prefix of it. */
+static void holding_fs(const char *mountinfo, const char *dir, struct mount_entry *out)
+{
+	char prefix[160];
+	snprintf(prefix, sizeof(prefix), "%s", dir);
+	for (;;) {
+		if (mountinfo_find(mountinfo, prefix[0] ? prefix : "/", out) == 0)
+			return;
+		char *slash = strrchr(prefix, '/');
+		if (!slash)
+			return;
+		*slash = '\0';
+	}
+}
+
+static void add_layer(struct stack *st, const char *mountinfo, const char *role, const char *dir,
+		      const char *stack, bool upper)
+{
+	if (st->n == STACK_MAX)
+		return;
+	struct stack_layer *l = &st->layers[st->n++];
+	memset(l, 0, sizeof(*l));
+	snprintf(l->role, sizeof(l->role), "%s", role);
+	snprintf(l->dir, sizeof(l->dir), "%s", dir);
+	snprintf(l->stack, sizeof(l->stack), "%s", stack);
+	holding_fs(mountinfo, dir, &l->fs);
+	struct statvfs sv;
+	if (upper && statvfs(dir, &sv) == 0) {
+		l->size = (uint64_t)sv.f_blocks * sv.f_frsize;
+		l->avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	}
+}
+
+int stack_read(struct stack *st)
+{
+	static char text[65536];
+	struct mount_entry root, system;
+	char upper[160], lower[512];
+	memset(st, 0, sizeof(*st));
+	ssize_t n = read_file("/proc/self/mountinfo", text, sizeof(text));
+	if (n < 0)
+		return (int)n;
+	if (mountinfo_find(text, "/", &root) < 0 || strcmp(root.fstype, "overlay") != 0 ||
+	    mountinfo_find(text, STRATA_SYSTEM_DIR, &system) < 0)
+		return -ENOENT;
+	if (ovl_option(root.options, "upperdir", upper, sizeof(upper)) == 0)
+		add_layer(st, text, "user", upper, "root", true);
+	if (ovl_option(system.options, "upperdir", upper, sizeof(upper)) == 0)
+		add_layer(st, text, "system", upper, "system", true);
+	if (ovl_option(system.options, "lowerdir", lower, sizeof(lower)) == 0) {
+		/* lowerdir=A:B with '\\:' escaped; unescaped by ovl_option, so split on ':' */
+		char *save = NULL;
+		for (char *tok = strtok_r(lower, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
+			add_layer(st, text, "lower", tok, "system", false);
+	}
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The stack as the running system sees it: mount table, uppers, lowers. For the runtime tool. */
+#ifndef STRATA_INSPECT_H
+#define STRATA_INSPECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mount_entry {
+	char mountpoint[128];
+	char fstype[32];
+	char source[96];
+	char options[1024]; /* per-mount and superblock options, comma separated */
+	bool readonly;
+};
+
+/* Looks up the last mount at mountpoint in /proc/self/mountinfo text. Pure. */
+int mountinfo_find(const char *text, const char *mountpoint, struct mount_entry *out);
+/* Copies the value of "key=" from an overlay option string, unescaping '\\'. Pure. */
+int ovl_option(const char *options, const char *key, char *out, size_t outlen);
+
+#define STACK_MAX 4
+
+/* One layer of the stack, top first. */
+struct stack_layer {
+	char role[16];      /* "user", "system", "lower" */
+	char dir[160];      /* the layer's directory */
+	char stack[8];      /* which overlay it belongs to: "root" or "system" */
+	struct mount_entry fs; /* the filesystem holding it */
+	uint64_t size, avail;  /* bytes, for the uppers */
+};
+
+struct stack {
+	struct stack_layer layers[STACK_MAX];
+	size_t n;
+};
+
+/* Reads the live stack: / (user overlay) over /run/strata/system over the lowers. */
+int stack_read(struct stack *st);
+
+#endif
