@@ -185,7 +185,7 @@ int cmd_which(int argc, char **argv)
 	if (read_stack("strata which", &st) < 0)
 		return 1;
 
-	const char *verdict = "absent", *kind = "", *hid_layer = "";
+	const char *verdict = "absent", *kind = "", *hid_layer = "", *hid_kind = "";
 	bool copy_up = false, opaque = false, metacopy = false;
 	size_t found = st.n;
 	char hid_path[REQ_PATH_MAX] = "";
@@ -200,6 +200,7 @@ int cmd_which(int argc, char **argv)
 			    (is_whiteout(&ast) || (S_ISDIR(ast.st_mode) && is_opaque(full)))) {
 				snprintf(hid_path, sizeof(hid_path), "%s", path);
 				hid_layer = st.layers[i].role;
+				hid_kind = is_whiteout(&ast) ? "whiteout" : "opaque directory";
 			}
 			*slash = '/';
 		}
@@ -210,6 +211,7 @@ int cmd_which(int argc, char **argv)
 		if (is_whiteout(&pst)) {
 			verdict = "whiteout";
 			hid_layer = st.layers[i].role;
+			hid_kind = "whiteout";
 			snprintf(hid_path, sizeof(hid_path), "%s", path);
 			break;
 		}
@@ -253,6 +255,11 @@ int cmd_which(int argc, char **argv)
 			json_str(stdout, hid_path);
 		else
 			fputs("null", stdout);
+		printf(", \"hidden_by_kind\": ");
+		if (hid_path[0])
+			json_str(stdout, hid_kind);
+		else
+			fputs("null", stdout);
 		printf(", \"metacopy\": %s, \"redirect\": ", metacopy ? "true" : "false");
 		if (redirect[0])
 			json_str(stdout, redirect);
@@ -268,10 +275,7 @@ int cmd_which(int argc, char **argv)
 		if (redirect[0])
 			printf("  redirect: %s\n", redirect);
 	} else if (hid_path[0]) {
-		printf("%s: not visible: %s at %s in the %s layer hides it\n", path,
-		       strcmp(verdict, "whiteout") == 0 || strcmp(hid_path, path) != 0
-			       ? "a whiteout or an opaque directory"
-			       : "a whiteout",
+		printf("%s: not visible: the %s %s in the %s layer hides it\n", path, hid_kind,
 		       hid_path, hid_layer);
 	} else {
 		printf("%s: in no layer\n", path);

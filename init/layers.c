@@ -13,6 +13,7 @@
  * and applies the request again; after it, the reset state. Time does not
  * grow with the data in the upper: the old generation is only renamed.
  */
+#define _GNU_SOURCE /* syncfs */
 #include "log.h"
 #include "request.h"
 #include "strata.h"
@@ -36,15 +37,38 @@ static const char *user_base(const struct strata_ctx *ctx)
 	return ctx->user_separate ? STRATA_USERDATA_DIR : STRATA_DATA_DIR;
 }
 
-/* strata.powercut=POINT: stop dead there, as a power cut would (test hook) */
+/*
+ * strata.powercut=NAME|N: stop dead at a named point or at the N-th step of
+ * applying a request, as a power cut would: nothing is synced, so what the
+ * flash has not got yet is lost when the test kills the machine (test hook).
+ */
 static void powercut_point(struct strata_ctx *ctx, const char *point)
 {
-	if (!CONFIG_STRATA_FAULT_INJECTION || strcmp(ctx->opts.powercut, point) != 0)
+	if (!CONFIG_STRATA_FAULT_INJECTION || !ctx->opts.powercut[0])
 		return;
-	sync();
-	log_error("strata.powercut=%s reached: stopping here", point);
+	char step[16];
+	snprintf(step, sizeof(step), "%u", ++ctx->powercut_steps);
+	if (strcmp(ctx->opts.powercut, point) != 0 && strcmp(ctx->opts.powercut, step) != 0)
+		return;
+	log_error("strata.powercut=%s reached (step %s, %s): stopping here", ctx->opts.powercut,
+		  step, point);
 	for (;;)
 		pause();
+}
+
+/* A write barrier on the data filesystems: what came before is on flash before what follows. */
+static void barrier(struct strata_ctx *ctx, const char *point)
+{
+	static const char *const dirs[] = { STRATA_DATA_DIR, STRATA_USERDATA_DIR };
+	for (size_t i = 0; i < (ctx->user_separate ? 2u : 1u); i++) {
+		int fd = open(dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (syncfs(fd) < 0)
+				log_warn("syncfs %s: %m", dirs[i]);
+			close(fd);
+		}
+	}
+	powercut_point(ctx, point);
 }
 
 static int gen_dir(const struct strata_ctx *ctx, char *buf, size_t len, enum req_layer layer,
@@ -86,6 +110,16 @@ static int write_state(const struct layer_state *st, bool durable)
 	char text[128];
 	int n = state_format(st, text, sizeof(text));
 	return n < 0 ? n : write_file_atomic(STATE_FILE, text, (size_t)n, durable);
+}
+
+/* The commit point of a request: the new state replaces the old by one rename. */
+static int commit_state(struct strata_ctx *ctx, const struct layer_state *st)
+{
+	powercut_point(ctx, "state-write");
+	int r = write_state(st, true);
+	if (r == 0)
+		barrier(ctx, "state-committed");
+	return r;
 }
 
 static void read_state(struct layer_state *st)
@@ -148,22 +182,28 @@ static int apply_reset(struct strata_ctx *ctx, const struct request *req, struct
 			layer == LAYER_USER ? next.user_gen : next.system_gen);
 		if (access(dir, F_OK) == 0 && (r = trash(dir, "partial")) < 0)
 			return log_error_errno(r, "cannot discard half-made %s: %m", dir);
+		powercut_point(ctx, "partial-discarded");
 	}
 	upper_of(ctx, old_user, sizeof(old_user), LAYER_USER, st->user_gen);
 	upper_of(ctx, old_sys, sizeof(old_sys), LAYER_SYSTEM, st->system_gen);
 	upper_of(ctx, new_user, sizeof(new_user), LAYER_USER, next.user_gen);
 	upper_of(ctx, new_sys, sizeof(new_sys), LAYER_SYSTEM, next.system_gen);
-	if ((r = mkdir_p(new_user, 0755)) < 0 || (full && (r = mkdir_p(new_sys, 0755)) < 0))
+	if ((r = mkdir_p(new_user, 0755)) < 0)
 		return log_error_errno(r, "cannot create the new generation: %m");
+	powercut_point(ctx, "user-generation-made");
+	if (full && (r = mkdir_p(new_sys, 0755)) < 0)
+		return log_error_errno(r, "cannot create the new generation: %m");
+	powercut_point(ctx, "system-generation-made");
 
 	/* the current content of a kept path lives in the topmost upper that has it */
 	const char *from[] = { old_user, old_sys }, *to[] = { new_user, new_sys };
-	for (size_t i = 0; i < req->n_keep; i++)
+	for (size_t i = 0; i < req->n_keep; i++) {
 		keep_path(req->keep[i], from, full ? 2 : 1, to);
-	sync();
-	powercut_point(ctx, "reset-prepared");
+		powercut_point(ctx, "kept");
+	}
+	barrier(ctx, "reset-prepared");
 
-	if ((r = write_state(&next, true)) < 0)
+	if ((r = commit_state(ctx, &next)) < 0)
 		return log_error_errno(r, "cannot switch to the new generation: %m");
 	log_notice("%s applied: system layer generation %u, user layer generation %u",
 		   request_kind_name(req->kind), next.system_gen, next.user_gen);
@@ -218,9 +258,10 @@ static int apply_revert(struct strata_ctx *ctx, const struct request *req, struc
 		if (i == 0)
 			powercut_point(ctx, "revert-partial");
 	}
+	barrier(ctx, "reverted");
 	struct layer_state next = *st;
 	next.applied = req->id;
-	int r = write_state(&next, true);
+	int r = commit_state(ctx, &next);
 	if (r < 0)
 		return log_error_errno(r, "cannot record the applied revert: %m");
 	*st = next;
@@ -256,6 +297,7 @@ static void apply_request(struct strata_ctx *ctx, struct layer_state *st)
 		powercut_point(ctx, "request-applied");
 		if (unlink(STRATA_REQUEST_FILE) < 0 && errno != ENOENT)
 			log_error("cannot remove %s: %m", STRATA_REQUEST_FILE);
+		barrier(ctx, "request-removed");
 		snprintf(ctx->rec.request_result, sizeof(ctx->rec.request_result), "%s",
 			 request_kind_name(req.kind));
 	} else {
@@ -264,11 +306,12 @@ static void apply_request(struct strata_ctx *ctx, struct layer_state *st)
 }
 
 /* Generations the state does not name (older ones, half-made ones) go to the trash. */
-static void trash_stale_in(const char *base, const char *kind, unsigned live)
+static size_t trash_stale_in(struct strata_ctx *ctx, const char *base, const char *kind,
+			     unsigned live)
 {
 	DIR *d = opendir(base);
 	if (!d)
-		return;
+		return 0;
 	struct dirent *de;
 	char names[32][64];
 	size_t n = 0;
@@ -286,7 +329,9 @@ static void trash_stale_in(const char *base, const char *kind, unsigned live)
 		int r = trash(path, names[i]);
 		if (r < 0)
 			log_warn_errno(r, "cannot discard %s: %m", path);
+		powercut_point(ctx, "generation-discarded");
 	}
+	return n;
 }
 
 int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name, char *reason,
@@ -320,8 +365,10 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 			if (r < 0)
 				log_warn_errno(r, "cannot write %s: %m", STATE_FILE);
 		}
-		trash_stale_in(STRATA_DATA_DIR, "system", st.system_gen);
-		trash_stale_in(user_base(ctx), "user", st.user_gen);
+		if (trash_stale_in(ctx, STRATA_DATA_DIR, "system", st.system_gen) +
+			    trash_stale_in(ctx, user_base(ctx), "user", st.user_gen) >
+		    0)
+			barrier(ctx, "layers-ready");
 	}
 	return 0;
 }

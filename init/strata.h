@@ -29,6 +29,7 @@ struct strata_ctx {
 	uint64_t record_next; /* where the next boot-outcome record goes */
 	/* the live generation of each upper (layers.c) */
 	char system_upper[96], system_work[96], user_upper[96], user_work[96];
+	unsigned powercut_steps; /* steps of applying a request so far (strata.powercut=N) */
 	bool user_separate; /* the user layer is on its own partition/volume (CONFIG_STRATA_USER_PART) */
 };
 

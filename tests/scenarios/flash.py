@@ -277,3 +277,16 @@ def read_only_flash_degrades_and_keeps_it(ctx):
     assert "block2mtd: error: cannot open device /dev/vda" in vm.out("dmesg")
     vm.poweroff()
     assert digest(dev.path(DATA)) == before
+
+
+@scenario(NOR)
+def degraded_reboot_policy_reboots(ctx):
+    dev = ctx.machine()
+    with open(dev.path(DATA), "wb") as f:
+        f.write(os.urandom(8 << 20))
+    vm = dev.boot(append="strata.degraded=reboot", wait_shell=False)
+    vm.expect(r"FATAL: flash upper unusable \(strata.degraded=reboot\): 'rootfs_data' holds "
+              r"unrecognised data", 90)
+    vm.expect(r"rebooting in \d+ s", 30)
+    vm.wait_exit(60)
+    assert "DEGRADED BOOT" not in vm.text

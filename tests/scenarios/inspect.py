@@ -38,7 +38,8 @@ def which_names_the_providing_layer(ctx):
     def which(path, rc=0):
         return jcmd(vm, "strata which --json " + path, rc)
 
-    base = {"metacopy": False, "redirect": None, "hidden_by_layer": None, "hidden_by_path": None}
+    base = {"metacopy": False, "redirect": None, "hidden_by_layer": None, "hidden_by_path": None,
+            "hidden_by_kind": None}
     assert which("/etc/inittab") == dict(base, path="/etc/inittab", provided_by="lower",
                                          state="only", type="file")
     assert which("/etc/os-release") == dict(base, path="/etc/os-release", provided_by="user",
@@ -52,12 +53,15 @@ def which_names_the_providing_layer(ctx):
     # paths that do not exist: the whiteout or opaque directory that hides them
     assert which("/etc/group") == dict(base, path="/etc/group", provided_by=None,
                                        state="whiteout", type="", hidden_by_layer="user",
-                                       hidden_by_path="/etc/group")
+                                       hidden_by_path="/etc/group", hidden_by_kind="whiteout")
     assert which("/etc/init.d/rcS") == dict(base, path="/etc/init.d/rcS", provided_by=None,
                                             state="hidden", type="", hidden_by_layer="user",
-                                            hidden_by_path="/etc/init.d")
+                                            hidden_by_path="/etc/init.d",
+                                            hidden_by_kind="opaque directory")
     assert which("/no/such", rc=1)["state"] == "absent"
     assert "a copy-up" in vm.out("strata which /etc/os-release")
+    assert "not visible: the opaque directory /etc/init.d in the user layer hides it" in \
+        vm.out("strata which /etc/init.d/rcS")
     assert vm.sh("strata which ../x", check=False)[0] == 2
     assert snapshot(vm) == before, "strata which wrote to the flash"
 

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Nested overlays, factory reset, revert: requested at run time, applied offline, atomic."""
+import os
+import shutil
 import time
 
 from scenario import scenario
@@ -226,3 +228,78 @@ def nand_reset_full(ctx):
     wait_trash_gone(vm)
     assert not exists(vm, "/run/strata/userdata/strata.trash")
     assert vm.out("ls /run/strata/userdata | tr '\\n' ' '").strip() == "user.2"
+
+
+@scenario(NAND)
+def nand_revert_opaque_dir_and_reset_user(ctx):
+    dev = ctx.machine()
+    vm = dev.boot()
+    changes(vm)
+    vm.sh("rm -rf /etc/init.d && mkdir /etc/init.d && echo x > /etc/init.d/new && sync")
+    assert not exists(vm, "/etc/init.d/rcS")
+    vm.sh("strata revert -y /etc/init.d")
+    vm = reboot(dev, vm)
+    assert exists(vm, "/etc/init.d/rcS") and not exists(vm, "/etc/init.d/new")
+    vm.sh("strata reset --user -y")
+    vm = reboot(dev, vm)
+    assert not exists(vm, "/root/userfile") and vm.out("cat /etc/sysfile") == "provisioned"
+    assert ctx.boot_record(vm)["generations"] == {"system": 1, "user": 2}
+
+
+# Nine kept paths make a reset --full of 21 steps: every step is a cut point.
+KEEPS = ["/root/keep1", "/etc/keep2", "/root/kd", "/etc/none1", "/etc/none2", "/etc/none3",
+         "/etc/none4", "/etc/none5", "/etc/none6"]
+STEPS = 21
+
+
+def power_cut_campaign(ctx, first, last):
+    """Cuts the power at steps first..last of applying a reset --full and
+    checks that every next boot is wholly the reset state, keeps included."""
+    tmpl = ctx.machine("template")
+    vm = tmpl.boot()
+    changes(vm)
+    vm.sh("echo k1 > /root/keep1 && echo k2 > /run/strata/system/etc/keep2 && "
+          "mkdir -p /root/kd/sub && echo k3 > /root/kd/sub/f && sync")
+    vm.sh("strata reset --full -y " + " ".join("-k " + k for k in KEEPS))
+    vm.poweroff()
+    for n in range(first, last + 1):
+        dev = ctx.machine("cut%d" % n)
+        for name in dev.WRITABLE:
+            if os.path.exists(tmpl.path(name)):
+                shutil.copyfile(tmpl.path(name), dev.path(name))
+        vm = dev.boot(append="strata.powercut=%d" % n, wait_shell=False)
+        m = vm.expect(r"strata\.powercut=\d+ reached \(step \d+, [a-z-]+\)|root@[^:\s]+:[^\r\n]*# ",
+                      120)
+        cut = b"reached" in m.group(0)
+        assert cut == (n <= STEPS), (n, m.group(0))
+        vm.kill()
+        vm = dev.boot()
+        state = (exists(vm, "/etc/sysfile"), exists(vm, "/root/userfile"),
+                 exists(vm, "/etc/group"), vm.out("head -n 1 /etc/os-release"),
+                 vm.out("cat /root/keep1 /etc/keep2 /root/kd/sub/f | tr '\\n' ' '"))
+        assert state == (False, False, True, ORIG_RELEASE, "k1 k2 k3"), (n, state)
+        rec = ctx.boot_record(vm)
+        assert rec["mode"] == "normal" and rec["generations"] == {"system": 2, "user": 2}, \
+            (n, rec["generations"])
+        assert not exists(vm, "/run/strata/data/strata.request"), n
+        dev.stop()
+
+
+@scenario(NOR)
+def power_cut_campaign_nor_steps_1_to_11(ctx):
+    power_cut_campaign(ctx, 1, 11)
+
+
+@scenario(NOR)
+def power_cut_campaign_nor_steps_12_to_22(ctx):
+    power_cut_campaign(ctx, 12, STEPS + 1)
+
+
+@scenario(NAND)
+def power_cut_campaign_nand_steps_1_to_11(ctx):
+    power_cut_campaign(ctx, 1, 11)
+
+
+@scenario(NAND)
+def power_cut_campaign_nand_steps_12_to_22(ctx):
+    power_cut_campaign(ctx, 12, STEPS + 1)
