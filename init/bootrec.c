@@ -72,6 +72,7 @@ int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 		      rec->system_gen, rec->user_gen);
 	strbuf_puts(&sb, ",\n  \"request_applied\": ");
 	strbuf_json_str(&sb, rec->request_result);
+	strbuf_printf(&sb, ",\n  \"request_apply_ns\": %" PRIu64, rec->request_apply_ns);
 	strbuf_puts(&sb, ",\n  \"record\": ");
 	strbuf_json_str(&sb, rec->record_dev);
 	strbuf_puts(&sb, ",\n  \"previous_boot\": ");

@@ -288,6 +288,7 @@ static void apply_request(struct strata_ctx *ctx, struct layer_state *st)
 		return;
 	}
 	int r = 0;
+	uint64_t t0 = now_boottime_ns();
 	if (req.id != st->applied) {
 		log_notice("applying %s (request %lu)", request_kind_name(req.kind), req.id);
 		r = req.kind == REQ_REVERT ? apply_revert(ctx, &req, st)
@@ -300,6 +301,7 @@ static void apply_request(struct strata_ctx *ctx, struct layer_state *st)
 		barrier(ctx, "request-removed");
 		snprintf(ctx->rec.request_result, sizeof(ctx->rec.request_result), "%s",
 			 request_kind_name(req.kind));
+		ctx->rec.request_apply_ns = now_boottime_ns() - t0;
 	} else {
 		snprintf(ctx->rec.request_result, sizeof(ctx->rec.request_result), "failed");
 	}

@@ -68,12 +68,66 @@ def boot_once(kind, images, work):
         vm.kill()
 
 
+def reset_boot(images, work, fill_mib, flash_mib):
+    """Fills the user layer with fill_mib MiB, schedules reset --full, and
+    returns (time the init spent applying it, that boot's assembly time, the
+    next normal boot's assembly time), all in ms."""
+    dev = Machine(images, work)
+    with open(dev.path("flash-data.bin"), "ab") as f:  # a bigger flash, erased
+        f.write(b"\xff" * ((flash_mib << 20) - f.tell()))
+    vm = dev.boot(timeout=240)
+    try:
+        vm.sh("dd if=/dev/urandom of=/root/ballast bs=1M count=%d 2>/dev/null; sync" % fill_mib,
+              timeout=600)
+        used = int(vm.out("du -sk /run/strata/userdata/user.1/upper | cut -f1"))
+        assert used >= fill_mib * 1000, used
+        vm.sh("strata reset --full -y")
+        vm.poweroff()
+        vm = dev.boot(timeout=240)
+        rec = json.loads(vm.out("cat /run/strata/boot.json"))
+        assert rec["request_applied"] == "reset --full", rec
+        apply_ms, reset_boot_ms = rec["request_apply_ns"] / 1e6, \
+            (rec["exec_ns"] - rec["init_start_ns"]) / 1e6
+        vm.sh("sleep 5")  # the old generation is deleted in the background
+        vm.poweroff()
+        vm = dev.boot(timeout=240)
+        rec = json.loads(vm.out("cat /run/strata/boot.json"))
+        return apply_ms, reset_boot_ms, (rec["exec_ns"] - rec["init_start_ns"]) / 1e6
+    finally:
+        dev.stop()
+
+
+def reset_bench(args):
+    board = "qemu_x86_64_nand"
+    o = os.path.join(args.out, board)
+    subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, board + "_defconfig"])
+    subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, "all"], stdout=subprocess.DEVNULL)
+    images = os.path.join(o, "images")
+    runs = {"small": [], "large": []}
+    for i in range(args.reset_boots):
+        for size, mib in (("small", 1), ("large", 40)):
+            runs[size].append(reset_boot(images, os.path.join(o, "reset-%s-%d" % (size, i)),
+                                         mib, 128))
+    med = lambda size, k: statistics.median(r[k] for r in runs[size])  # noqa: E731
+    normal = statistics.median([r[2] for r in runs["small"] + runs["large"]])
+    rows = [
+        ("reset board", board + ", 128 MiB flash", "user layer on its own volume"),
+        ("reset --full apply, 1 MiB upper", "%.1f ms" % med("small", 0), "median"),
+        ("reset --full apply, 40 MiB upper", "%.1f ms" % med("large", 0),
+         "ratio %.2f, target <= 1.2" % (med("large", 0) / med("small", 0))),
+        ("boot applying the reset (40 MiB)", "%.1f ms" % med("large", 1),
+         "%.2f x a normal boot (%.1f ms), target <= 1.2" % (med("large", 1) / normal, normal)),
+    ]
+    return rows, runs
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--board", default="qemu_x86_64_nor")
     ap.add_argument("--boots", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=1, help="boots at once; 1 keeps timings clean")
+    ap.add_argument("--reset-boots", type=int, default=3)
     args = ap.parse_args()
     o = os.path.join(args.out, args.board)
     subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, args.board + "_defconfig"])
@@ -114,13 +168,15 @@ def main():
         ("strata stripped static binary", "%d bytes" % binary, "target <= 131072"),
         ("initramfs (%s)" % initramfs, "%d bytes" % os.path.getsize(os.path.join(images, initramfs)), ""),
     ]
+    reset_rows, reset_runs = reset_bench(args)
+    rows += reset_rows
     w = max(len(r[0]) for r in rows)
     text = "\n".join("%-*s  %-14s %s" % (w, a, b, c) for a, b, c in rows) + "\n"
     sys.stdout.write(text)
     with open(os.path.join(args.out, "bench.txt"), "w") as f:
         f.write(text)
     with open(os.path.join(args.out, "bench.json"), "w") as f:
-        json.dump({"board": args.board, "results": res}, f, indent=1)
+        json.dump({"board": args.board, "results": res, "reset": reset_runs}, f, indent=1)
     print("written to %s/bench.txt and bench.json" % args.out)
 
 
