@@ -39,20 +39,29 @@ static int read_mtd(int fd, struct outcome_record *rec, uint64_t *next_off)
 		return -errno;
 	if (mi.size < 2 * mi.erasesize || mi.erasesize % RECORD_SLOT)
 		return -EINVAL;
-	for (uint64_t off = 0; off < mi.size; off += sizeof(chunk)) {
-		ssize_t n = pread(fd, chunk, sizeof(chunk), (off_t)off);
-		if (n < 0)
-			return -errno;
-		for (size_t s = 0; s + RECORD_SLOT <= (size_t)n; s += RECORD_SLOT) {
-			struct outcome_record cand;
-			int r = record_decode(chunk + s, &cand);
-			if (r == -ENODATA && first_erased < 0)
-				first_erased = (int64_t)(off + s);
-			/* sequence numbers wrap: newer means a small positive distance */
-			if (r == 0 && (!found || (int32_t)(cand.seq - rec->seq) > 0)) {
-				*rec = cand;
-				newest_off = off + s;
-				found = true;
+	/* records fill each block from its start: the first erased slot ends a block's scan */
+	for (uint64_t block = 0; block < mi.size; block += mi.erasesize) {
+		bool block_done = false;
+		for (uint64_t off = block; off < block + mi.erasesize && !block_done;
+		     off += sizeof(chunk)) {
+			ssize_t n = pread(fd, chunk, sizeof(chunk), (off_t)off);
+			if (n < 0)
+				return -errno;
+			for (size_t s = 0; s + RECORD_SLOT <= (size_t)n && !block_done;
+			     s += RECORD_SLOT) {
+				struct outcome_record cand;
+				int r = record_decode(chunk + s, &cand);
+				if (r == -ENODATA) {
+					if (first_erased < 0)
+						first_erased = (int64_t)(off + s);
+					block_done = true;
+				}
+				/* sequence numbers wrap: newer means a small positive distance */
+				if (r == 0 && (!found || (int32_t)(cand.seq - rec->seq) > 0)) {
+					*rec = cand;
+					newest_off = off + s;
+					found = true;
+				}
 			}
 		}
 	}
