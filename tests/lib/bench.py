@@ -75,6 +75,7 @@ def reset_boot(images, work, fill_mib, flash_mib):
     """Fills the user layer with fill_mib MiB, schedules reset --full, and
     returns (time the init spent applying it, that boot's assembly time, the
     next normal boot's assembly time), all in ms."""
+    shutil.rmtree(work, ignore_errors=True)
     dev = Machine(images, work)
     with open(dev.path("flash-data.bin"), "ab") as f:  # a bigger flash, erased
         f.write(b"\xff" * ((flash_mib << 20) - f.tell()))
