@@ -61,6 +61,22 @@ class Context:
                         "options": f[5] + "," + g[2]})
         return res
 
+    def cut_power_at(self, pattern):
+        """Boots a fresh device, cuts the power when the console shows pattern,
+        and checks that the next boot is normal and keeps what is written."""
+        dev = self.machine()
+        vm = dev.boot(wait_shell=False)
+        vm.expect(pattern, 90)
+        vm.kill()
+        vm = dev.boot()
+        rec = self.boot_record(vm)
+        assert rec["mode"] == "normal", rec
+        vm.sh("echo after-cut > /root/f && sync")
+        vm.poweroff()
+        vm = dev.boot()
+        assert vm.out("cat /root/f") == "after-cut"
+        assert self.boot_record(vm)["mode"] == "normal"
+
     def mount_at(self, vm, mountpoint):
         found = [m for m in self.mounts(vm) if m["mountpoint"] == mountpoint]
         assert found, "nothing mounted at %s" % mountpoint

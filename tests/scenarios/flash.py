@@ -249,18 +249,7 @@ def deadcode_marker_means_format(ctx):
 
 @scenario(NOR)
 def power_cut_during_first_boot(ctx):
-    dev = ctx.machine()
-    vm = dev.boot(wait_shell=False)
-    vm.expect(r"first boot: 'rootfs_data' is erased flash", 90)
-    vm.kill()
-    vm = dev.boot()
-    rec = ctx.boot_record(vm)
-    assert rec["mode"] == "normal", rec
-    vm.sh("echo after-cut > /root/f && sync")
-    vm.poweroff()
-    vm = dev.boot()
-    assert vm.out("cat /root/f") == "after-cut"
-    assert ctx.boot_record(vm)["mode"] == "normal"
+    ctx.cut_power_at(r"first boot: 'rootfs_data' is erased flash")
 
 
 @scenario(NOR)

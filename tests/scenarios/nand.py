@@ -112,14 +112,4 @@ def nand_garbage_data_volume_degrades_and_is_remembered(ctx):
 
 @scenario(NAND)
 def nand_power_cut_after_volume_creation(ctx):
-    dev = ctx.machine()
-    vm = dev.boot(wait_shell=False)
-    vm.expect(r"first boot: created UBI volume 'rootfs_data'", 90)
-    vm.kill()
-    vm = dev.boot()
-    rec = ctx.boot_record(vm)
-    assert rec["mode"] == "normal", rec
-    vm.sh("echo after-cut > /root/f && sync")
-    vm.poweroff()
-    vm = dev.boot()
-    assert vm.out("cat /root/f") == "after-cut"
+    ctx.cut_power_at(r"first boot: created UBI volume 'rootfs_data'")
