@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #ifndef RENAME_EXCHANGE
@@ -121,11 +122,38 @@ static int probe_rename(const char *dir, unsigned flags)
 	return r;
 }
 
-/* overlayfs wants RENAME_WHITEOUT and RENAME_EXCHANGE from its upper; vanilla jffs2 has neither */
+#define CAPS_FILE STRATA_DATA_DIR "/strata.caps"
+
+/*
+ * overlayfs wants RENAME_WHITEOUT and RENAME_EXCHANGE from its upper; vanilla
+ * jffs2 has neither. The probe writes to flash, so its result is kept per
+ * kernel release and only a new kernel probes again.
+ */
 void upper_probe_capabilities(struct strata_ctx *ctx)
 {
-	int w = probe_rename(ctx->system_work, RENAME_WHITEOUT);
-	int x = probe_rename(ctx->system_work, RENAME_EXCHANGE);
+	struct utsname uts;
+	char cache[256], kernel[80];
+	int w, x, cw, cx;
+	if (uname(&uts) < 0)
+		snprintf(uts.release, sizeof(uts.release), "unknown");
+	if (read_file(CAPS_FILE, cache, sizeof(cache)) > 0 &&
+	    sscanf(cache, "kernel %79s\nrename_whiteout %d\nrename_exchange %d", kernel, &cw, &cx) ==
+		    3 &&
+	    strcmp(kernel, uts.release) == 0) {
+		w = cw ? 0 : -EINVAL;
+		x = cx ? 0 : -EINVAL;
+	} else {
+		w = probe_rename(ctx->system_work, RENAME_WHITEOUT);
+		x = probe_rename(ctx->system_work, RENAME_EXCHANGE);
+		if ((w == 0 || w == -EINVAL) && (x == 0 || x == -EINVAL)) {
+			int n = snprintf(cache, sizeof(cache),
+					 "kernel %s\nrename_whiteout %d\nrename_exchange %d\n",
+					 uts.release, w == 0, x == 0);
+			if (n > 0 && (size_t)n < sizeof(cache) &&
+			    write_file_atomic(CAPS_FILE, cache, (size_t)n, false) < 0)
+				log_debug("cannot cache the capabilities in %s: %m", CAPS_FILE);
+		}
+	}
 	ctx->rec.cap_rename_whiteout = w == 0 ? 1 : w == -EINVAL ? 0 : -1;
 	ctx->rec.cap_rename_exchange = x == 0 ? 1 : x == -EINVAL ? 0 : -1;
 	if (w < 0 || x < 0)

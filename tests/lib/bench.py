@@ -131,7 +131,7 @@ def main():
     ap.add_argument("--board", default="qemu_x86_64_nor")
     ap.add_argument("--boots", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=1, help="boots at once; 1 keeps timings clean")
-    ap.add_argument("--reset-boots", type=int, default=3)
+    ap.add_argument("--reset-boots", type=int, default=3, help="0 skips the reset figures")
     args = ap.parse_args()
     o = os.path.join(args.out, args.board)
     subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, args.board + "_defconfig"])
@@ -173,7 +173,7 @@ def main():
         ("strata stripped static binary", "%d bytes" % binary, "target <= 131072"),
         ("initramfs (%s)" % initramfs, "%d bytes" % os.path.getsize(os.path.join(images, initramfs)), ""),
     ]
-    reset_rows, reset_runs = reset_bench(args)
+    reset_rows, reset_runs = reset_bench(args) if args.reset_boots else ([], {})
     rows += reset_rows
     w = max(len(r[0]) for r in rows)
     text = "\n".join("%-*s  %-14s %s" % (w, a, b, c) for a, b, c in rows) + "\n"

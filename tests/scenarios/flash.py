@@ -208,6 +208,10 @@ def jffs2_rename_limits_are_probed_and_pinned(ctx):
     vm = ctx.machine().boot()
     rec = ctx.boot_record(vm)
     assert rec["capabilities"] == {"rename_whiteout": False, "rename_exchange": False}, rec
+    # probed once per kernel: the result is kept on the flash for the next boots
+    release = vm.out("uname -r")
+    assert vm.out("cat /run/strata/data/strata.caps") == \
+        "kernel %s\nrename_whiteout 0\nrename_exchange 0" % release
     status = vm.out("strata status")
     assert "upper lacks RENAME_WHITEOUT" in status and "lacks RENAME_EXCHANGE" in status
     # pinned behaviour of an overlay on vanilla jffs2 (no RENAME_WHITEOUT):
