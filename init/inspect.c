@@ -25,30 +25,53 @@ static void unescape_octal(char *s)
 	*w = '\0';
 }
 
+/* Splits LINE in place at spaces; returns the number of fields (at most MAX). */
+static int split_fields(char *line, char **field, int max)
+{
+	int n = 0;
+	char *save;
+	for (char *tok = strtok_r(line, " ", &save); tok && n < max;
+	     tok = strtok_r(NULL, " ", &save))
+		field[n++] = tok;
+	return n;
+}
+
+/*
+ * A mountinfo line: ID PARENT MAJ:MIN ROOT MOUNTPOINT MOPTS [OPTIONAL...] - FSTYPE SOURCE SOPTS
+ */
 int mountinfo_find(const char *text, const char *mountpoint, struct mount_entry *out)
 {
 	int found = -ENOENT;
 	for (const char *p = text; p && *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char line[2048], mp[256], mopts[512], fstype[64], src[256], sopts[1024];
+		char line[2048], *f[32];
 		if (len < sizeof(line)) {
 			memcpy(line, p, len);
 			line[len] = '\0';
-			char *sep = strstr(line, " - ");
-			if (sep && sscanf(line, "%*s %*s %*s %*s %255s %511s", mp, mopts) == 2 &&
-			    sscanf(sep + 3, "%63s %255s %1023s", fstype, src, sopts) == 3) {
+			int n = split_fields(line, f, (int)ARRAY_SIZE(f)), sep = 6;
+			while (sep < n && strcmp(f[sep], "-") != 0)
+				sep++;
+			if (sep + 3 < n) {
+				char *mp = f[4], *mopts = f[5], *src = f[sep + 2];
 				unescape_octal(mp);
 				if (strcmp(mp, mountpoint) == 0) {
 					memset(out, 0, sizeof(*out));
-					snprintf(out->mountpoint, sizeof(out->mountpoint), "%s", mp);
-					snprintf(out->fstype, sizeof(out->fstype), "%s", fstype);
 					unescape_octal(src);
-					snprintf(out->source, sizeof(out->source), "%s", src);
-					snprintf(out->options, sizeof(out->options), "%s,%s", mopts, sopts);
-					out->readonly = strncmp(mopts, "ro", 2) == 0 &&
-							(mopts[2] == ',' || mopts[2] == '\0');
-					found = 0;
+					if (snprintf(out->mountpoint, sizeof(out->mountpoint), "%s", mp) <
+						    (int)sizeof(out->mountpoint) &&
+					    snprintf(out->fstype, sizeof(out->fstype), "%s", f[sep + 1]) <
+						    (int)sizeof(out->fstype) &&
+					    snprintf(out->source, sizeof(out->source), "%s", src) <
+						    (int)sizeof(out->source) &&
+					    snprintf(out->options, sizeof(out->options), "%s,%s", mopts,
+						     f[sep + 3]) < (int)sizeof(out->options)) {
+						out->readonly = strncmp(mopts, "ro", 2) == 0 &&
+								(mopts[2] == ',' || mopts[2] == '\0');
+						found = 0;
+					} else {
+						found = -ENAMETOOLONG;
+					}
 				}
 			}
 		}

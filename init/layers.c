@@ -20,6 +20,7 @@
 #include "util.h"
 
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -318,10 +319,13 @@ static size_t trash_stale_in(struct strata_ctx *ctx, const char *base, const cha
 	char names[32][64];
 	size_t n = 0;
 	while ((de = readdir(d)) && n < ARRAY_SIZE(names)) {
-		unsigned gen;
-		char k[8];
-		if (sscanf(de->d_name, "%7[a-z].%u", k, &gen) == 2 && strcmp(k, kind) == 0 &&
-		    gen != live)
+		size_t klen = strlen(kind);
+		char *end;
+		if (strncmp(de->d_name, kind, klen) != 0 || de->d_name[klen] != '.' ||
+		    !isdigit((unsigned char)de->d_name[klen + 1]))
+			continue;
+		unsigned long gen = strtoul(de->d_name + klen + 1, &end, 10);
+		if (*end == '\0' && gen != live)
 			snprintf(names[n++], sizeof(names[0]), "%s", de->d_name);
 	}
 	closedir(d);
