@@ -91,6 +91,12 @@ if [ $unit_only = 0 ]; then
 			tally <<<"FAIL build/$b (log: $log)"
 		fi
 	done
+	# ---- the same configuration builds the same images ---------------------------
+	for b in $built; do
+		case "$b" in *@*) continue ;; esac
+		tally < <("$top/tests/repro.sh" "$b" "$out/$b" "$out/repro-$b")
+		break
+	done
 	# ---- the runtime tool on the host: exit codes 0 ok / 1 error / 2 usage ----------
 	for b in $built; do
 		bin="$out/$b/build/strata"
