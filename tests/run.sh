@@ -97,6 +97,8 @@ if [ $unit_only = 0 ]; then
 		tally < <("$top/tests/repro.sh" "$b" "$out/$b" "$out/repro-$b")
 		break
 	done
+	# ---- the firmware-build recipes build strata through its make interface -------
+	tally < <("$top/tests/integration.sh" "$out/integration")
 	# ---- the runtime tool on the host: exit codes 0 ok / 1 error / 2 usage ----------
 	for b in $built; do
 		bin="$out/$b/build/strata"
