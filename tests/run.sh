@@ -78,7 +78,7 @@ if [ $unit_only = 0 ]; then
 		base=${b%@*} vars=() ok=1
 		: > "$log"
 		if [ "$base" != "$b" ]; then
-			"$top/tests/variants/${b#*@}.sh" "$out/trees/${b#*@}" > "$out/$b.vars" 2>> "$log" ||
+			"$top/tests/variants/${b#*@}.sh" "$out/trees/$b" "$base" > "$out/$b.vars" 2>> "$log" ||
 				ok=0
 			mapfile -t vars < "$out/$b.vars"
 		fi

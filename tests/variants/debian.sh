@@ -4,11 +4,16 @@
 # systemd (PID 1 after the hand-off) and its libraries, unpacked from the
 # packages of the machine's own apt sources, plus a busybox for the test
 # console. Writes DIR/rootfs.tar and prints the make variables.
-# usage: debian.sh DIR [ARCH]   (ARCH: a Debian architecture, default the host's)
+# usage: debian.sh DIR BOARD
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$1
-arch=${2:-$(dpkg --print-architecture)}
+board_arch=$(sed -n 's/^BOARD_ARCH *:\{0,1\}= *//p' "$top/board/$2/board.mk")
+case "$board_arch" in
+x86_64) arch=amd64 ;;
+aarch64) arch=arm64 ;;
+*) echo "debian.sh: no Debian architecture for '$board_arch' (board $2)" >&2; exit 1 ;;
+esac
 cache=${DL_DIR:-$top/dl}/debian-rootfs-$arch
 # what systemd needs to run, without recommends; tools of package
 # installation (dpkg, debconf and the installer's dialog libraries) stay out
@@ -44,11 +49,15 @@ echo debian > "$tree/etc/hostname"
 : > "$tree/etc/machine-id"
 ln -sf /lib/systemd/system/multi-user.target "$tree/etc/systemd/system/default.target"
 # the test console: a root shell, as the busybox root has one
-for a in $("$(command -v busybox)" --list); do ln -sf ../../bin/busybox "$tree/opt/busybox/$a"; done
+# (the host's busybox of the same version lists the applets of any architecture)
+for a in $(busybox --list); do ln -sf ../../bin/busybox "$tree/opt/busybox/$a"; done
 ln -sf busybox "$tree/bin/sh"
 cat > "$tree/etc/profile" <<'EOP'
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:/opt/busybox
 export PS1='\u@\h:\w\$ '
+# busybox's shell runs its own applets first; these are systemd's
+poweroff() { systemctl poweroff; }
+reboot() { systemctl reboot; }
 EOP
 cat > "$tree/etc/systemd/system/console-shell.service" <<'EOU'
 [Unit]
