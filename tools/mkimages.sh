@@ -7,7 +7,7 @@
 set -euo pipefail
 : "${TOPDIR:?}" "${BUILD:?}" "${IMAGES:?}" "${BOARD_DIR:?}" "${KERNEL_DIR:?}"
 : "${STRATA_BIN:?}" "${MKCPIO:?}" "${BUSYBOX:?}" "${SOURCE_DATE_EPOCH:?}"
-: "${OVERLAYS:=}" "${EMERGENCY_SHELL:=y}" "${INITRAMFS_COMP:=xz}"
+: "${OVERLAYS:=}" "${EMERGENCY_SHELL:=y}" "${INITRAMFS_COMP:=xz}" "${VERITY:=}" "${ROOT_PART:=rootfs}"
 export SOURCE_DATE_EPOCH
 
 step() { printf '  %-7s %s\n' "$1" "$2"; }
@@ -48,6 +48,16 @@ mksquashfs "$rootfs" "$IMAGES/rootfs.squashfs" -noappend -all-root -comp xz \
 step FLASH "$(basename "$BOARD_DIR")"
 ROOTFS_IMG="$IMAGES/rootfs.squashfs" IMAGES="$IMAGES" "$BOARD_DIR/flash.sh"
 
+# ---- manifest: the digest of every layer, pinned by the initramfs ------------
+# LAYERS: NAME=IMAGE[:optional] words, in mount order (top first)
+: "${LAYERS:=$ROOT_PART=$IMAGES/rootfs.squashfs}"
+rm -f "$IMAGES/manifest"
+if [ "$VERITY" = y ]; then
+	step VERITY "$(echo "$LAYERS" | wc -w) layer(s)"
+	# shellcheck disable=SC2086
+	"$TOPDIR/tools/mkmanifest.sh" "$IMAGES/manifest" $LAYERS
+fi
+
 # ---- initramfs ----------------------------------------------------------------
 initramfs="$BUILD/initramfs"
 rm -rf "$initramfs"
@@ -66,6 +76,7 @@ list="$BUILD/initramfs.list"
 	echo "file /init $STRATA_BIN 0755 0 0"
 	echo "file /etc/strata/modules $initramfs/modules.list 0644 0 0"
 	echo "file /etc/strata/modules.dep $initramfs/modules.list.dep 0644 0 0"
+	[ "$VERITY" != y ] || echo "file /etc/strata/manifest $IMAGES/manifest 0644 0 0"
 	for m in $(cd "$initramfs/modules" && ls | sort); do
 		echo "file /lib/modules/$m $initramfs/modules/$m 0644 0 0"
 	done
