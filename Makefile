@@ -35,6 +35,8 @@ export SOURCE_DATE_EPOCH
 unquote = $(patsubst "%",%,$(1))
 -include $(CONFIG)
 BOARD := $(call unquote,$(CONFIG_STRATA_BOARD))
+ROOTFS ?= $(call unquote,$(CONFIG_STRATA_ROOTFS))
+ADDONS ?= $(call unquote,$(CONFIG_STRATA_ADDONS))
 BOARD_DIR := $(TOPDIR)/board/$(BOARD)
 ifneq ($(BOARD),)
 include $(BOARD_DIR)/board.mk
@@ -105,8 +107,9 @@ all: deps $(BUILD)/strata $(BUILD)/mkcpio $(KERNEL_STAMP)
 	$(Q)TOPDIR=$(TOPDIR) BUILD=$(BUILD) IMAGES=$(IMAGES) BOARD_DIR=$(BOARD_DIR) \
 		KERNEL_DIR=$(KERNEL_DIR) STRATA_BIN=$(BUILD)/strata MKCPIO=$(BUILD)/mkcpio \
 		BUSYBOX=$(BOARD_BUSYBOX) OVERLAYS="$(call unquote,$(CONFIG_STRATA_ROOTFS_OVERLAYS))" \
+		ROOTFS="$(ROOTFS)" ADDONS="$(ADDONS)" ROOT_PART=$(call unquote,$(CONFIG_STRATA_ROOT_PART)) \
 		EMERGENCY_SHELL=$(CONFIG_STRATA_EMERGENCY_SHELL) \
-		VERITY=$(CONFIG_STRATA_VERITY) ROOT_PART=$(call unquote,$(CONFIG_STRATA_ROOT_PART)) \
+		VERITY=$(CONFIG_STRATA_VERITY) \
 		INITRAMFS_COMP=$(if $(CONFIG_STRATA_INITRAMFS_GZIP),gzip,xz) \
 		$(TOPDIR)/tools/mkimages.sh
 

@@ -10,6 +10,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vm import Machine  # noqa: E402
@@ -65,7 +66,10 @@ def boot_once(kind, images, work):
             return {"ms": (rec["exec_ns"] - rec["init_start_ns"]) / 1e6,
                     "kmsg_ms": kmsg_interval(dmesg, "strata: starting", "strata: exec"),
                     "cpu_ms": rec["cpu_ns"] / 1e6, "user_ms": rec["cpu_user_ns"] / 1e6,
-                    "sys_ms": rec["cpu_sys_ns"] / 1e6, "rss_kb": rec["maxrss_kb"]}
+                    "sys_ms": rec["cpu_sys_ns"] / 1e6, "rss_kb": rec["maxrss_kb"],
+                    "verity_ms": sum(p["end_ns"] - p["start_ns"] for p in rec["phases"]
+                                     if p["name"] == "verity") / 1e6,
+                    "verity_bytes": sum(v["bytes"] for v in rec.get("verity", []))}
         return {"kmsg_ms": kmsg_interval(dmesg, "preinit: start", "preinit: exec")}
     finally:
         vm.kill()
@@ -125,6 +129,55 @@ def reset_bench(args):
     return rows, runs
 
 
+def timed(argv):
+    t0 = time.monotonic()
+    out = subprocess.check_output(argv, text=True)
+    return time.monotonic() - t0, out
+
+
+def digest_bench(args):
+    """The userspace fs-verity digest (init/fsverity.c built for the host with gcc -O2)
+    against fsverity-utils' `fsverity digest` on the same 512 MiB file, same run."""
+    d = os.path.join(args.out, "digest")
+    os.makedirs(d, exist_ok=True)
+    prog = os.path.join(d, "fsverity_bench")
+    subprocess.check_call(["gcc", "-std=gnu11", "-O2", "-pthread", "-o", prog,
+                           os.path.join(TOP, "tests/bench/fsverity_bench.c"),
+                           os.path.join(TOP, "init/fsverity.c")])
+    data = os.path.join(d, "data.bin")
+    size = args.digest_mib << 20
+    if not os.path.exists(data) or os.path.getsize(data) != size:
+        with open("/dev/urandom", "rb") as src, open(data, "wb") as f:
+            for _ in range(args.digest_mib):
+                f.write(src.read(1 << 20))
+    subprocess.check_call(["cat", data], stdout=subprocess.DEVNULL)  # into the page cache
+    cpus = os.cpu_count() or 1
+    ref, ours1, oursn = [], [], []
+    for _ in range(args.digest_runs):
+        t, out = timed(["fsverity", "digest", "--compact", data])
+        ref.append(t)
+        want = out.strip()
+        for threads, res in ((1, ours1), (cpus, oursn)):
+            t, out = timed([prog, data, str(threads)])
+            got, impl = out.split()[0], out.split()[2]
+            if got != want:
+                sys.exit("bench: digest mismatch: %s vs fsverity digest %s" % (got, want))
+            res.append(t)
+    best = {"fsverity": min(ref), "ours_1": min(ours1), "ours_n": min(oursn)}
+    mibs = lambda t: args.digest_mib / t  # noqa: E731
+    rows = [
+        ("digest file", "%d MiB" % args.digest_mib,
+         "page cache; best of %d runs each; SHA-256: %s" % (args.digest_runs, impl)),
+        ("fsverity digest (fsverity-utils)", "%.0f MiB/s" % mibs(best["fsverity"]), ""),
+        ("strata digest, 1 thread", "%.0f MiB/s" % mibs(best["ours_1"]),
+         "ratio %.2f, target >= 1.0" % (best["fsverity"] / best["ours_1"])),
+        ("strata digest, %d threads" % cpus, "%.0f MiB/s" % mibs(best["ours_n"]),
+         "ratio %.2f" % (best["fsverity"] / best["ours_n"])),
+    ]
+    return rows, {"seconds": {"fsverity": ref, "ours_1": ours1, "ours_n": oursn},
+                  "threads": cpus, "mib": args.digest_mib, "sha256": impl}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -132,6 +185,8 @@ def main():
     ap.add_argument("--boots", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=1, help="boots at once; 1 keeps timings clean")
     ap.add_argument("--reset-boots", type=int, default=3, help="0 skips the reset figures")
+    ap.add_argument("--digest-mib", type=int, default=512, help="0 skips the digest figures")
+    ap.add_argument("--digest-runs", type=int, default=3)
     args = ap.parse_args()
     o = os.path.join(args.out, args.board)
     subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, args.board + "_defconfig"])
@@ -173,6 +228,14 @@ def main():
         ("strata stripped static binary", "%d bytes" % binary, "target <= 131072"),
         ("initramfs (%s)" % initramfs, "%d bytes" % os.path.getsize(os.path.join(images, initramfs)), ""),
     ]
+    vbytes = med("strata", "verity_bytes")
+    if vbytes:
+        vms = med("strata", "verity_ms")
+        rows.append(("layer verification at boot", "%.1f ms" % vms,
+                     "median; %.2f MiB of layers: %.1f ms per MiB (TCG, portable SHA-256)"
+                     % (vbytes / 2**20, vms / (vbytes / 2**20))))
+    digest_rows, digest_runs = digest_bench(args) if args.digest_mib else ([], {})
+    rows += digest_rows
     reset_rows, reset_runs = reset_bench(args) if args.reset_boots else ([], {})
     rows += reset_rows
     w = max(len(r[0]) for r in rows)
@@ -181,7 +244,8 @@ def main():
     with open(os.path.join(args.out, "bench.txt"), "w") as f:
         f.write(text)
     with open(os.path.join(args.out, "bench.json"), "w") as f:
-        json.dump({"board": args.board, "results": res, "reset": reset_runs}, f, indent=1)
+        json.dump({"board": args.board, "results": res, "reset": reset_runs,
+                   "digest": digest_runs}, f, indent=1)
     print("written to %s/bench.txt and bench.json" % args.out)
 
 
