@@ -78,7 +78,7 @@ if [ $unit_only = 0 ]; then
 		base=${b%@*} vars=() ok=1
 		: > "$log"
 		if [ "$base" != "$b" ]; then
-			"$top/tests/variants/${b#*@}.sh" "$out/trees/${b#*@}" > "$out/$b.vars" 2>> "$log" ||
+			"$top/tests/variants/${b#*@}.sh" "$out/trees/$b" "$base" > "$out/$b.vars" 2>> "$log" ||
 				ok=0
 			mapfile -t vars < "$out/$b.vars"
 		fi
@@ -97,6 +97,8 @@ if [ $unit_only = 0 ]; then
 		tally < <("$top/tests/repro.sh" "$b" "$out/$b" "$out/repro-$b")
 		break
 	done
+	# ---- the firmware-build recipes build strata through its make interface -------
+	tally < <("$top/tests/integration.sh" "$out/integration")
 	# ---- the runtime tool on the host: exit codes 0 ok / 1 error / 2 usage ----------
 	for b in $built; do
 		bin="$out/$b/build/strata"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Build variant "addons": two add-on layers over the board's root, one a
 # directory (optional, on top), one a tarball. Writes the trees under DIR and
-# prints the make variables, one per line. usage: addons.sh DIR
+# prints the make variables, one per line. usage: addons.sh DIR BOARD
 set -euo pipefail
 dir=$1
 rm -rf "$dir"
