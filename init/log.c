@@ -37,6 +37,7 @@ static int read_console_loglevel(void)
 
 void log_open(void)
 {
+	log_target.to_stderr = false; /* the button daemon logs like the init */
 	if (log_target.kmsg_fd < 0)
 		log_target.kmsg_fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	if (log_target.console_fd < 0)
