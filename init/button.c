@@ -276,8 +276,9 @@ int cmd_button(int argc, char **argv)
 	log_notice("button: key %u on %u device(s); user reset at %u ms, full reset at %u ms, "
 		   "short press: %s",
 		   conf.key, d.n, conf.user_ms, conf.full_ms, conf.short_reboot ? "reboot" : "nothing");
+	/* a press that began before (held at power-on, say) is not measured: it has no start */
 	if (any_held(&d, conf.key))
-		resync(&fsm, &d, "held at start");
+		log_notice("button: held at start: ignored until released");
 
 	for (;;) {
 		int timeout = button_fsm_timeout(&fsm, clock_ms(CLOCK_MONOTONIC));
@@ -306,10 +307,9 @@ int cmd_button(int argc, char **argv)
 		}
 		unsigned level = button_fsm_level(&fsm, clock_ms(CLOCK_MONOTONIC));
 		if (level) {
+			/* kmsg, or the console when the kernel does not print notices */
 			log_notice("button: held %u s: %s",
 				   (level == 1 ? conf.user_ms : conf.full_ms) / 1000, level_text[level]);
-			console_print("strata: button held %u s: %s\n",
-				      (level == 1 ? conf.user_ms : conf.full_ms) / 1000, level_text[level]);
 			led_show(&conf, level, saved_trigger);
 		}
 		if (!fsm.held && fsm.level) {
@@ -388,8 +388,9 @@ int button_at_boot(struct strata_ctx *ctx)
 					button_fsm_resync(&fsm, false, now, 0);
 			}
 		}
-		log_notice("button released or held long enough at power-on: %s",
-			   result == REQ_NONE ? "booting normally" : request_kind_name(result));
+		log_notice("button at power-on: %s%s",
+			   result == REQ_NONE ? "booting normally" : request_kind_name(result),
+			   fsm.held ? "; release the button now" : "");
 		phase_end(ctx);
 	}
 	for (unsigned i = 1; i <= d.n; i++)
