@@ -263,8 +263,10 @@ int cmd_button(int argc, char **argv)
 	log_open();
 	load_conf(&conf);
 	if (!conf.key) {
+		/* idle rather than exit: init would respawn the daemon over and over */
 		log_notice("button: no reset button configured (key 0)");
-		return 0;
+		for (;;)
+			pause();
 	}
 	button_fsm_init(&fsm, &conf);
 	led_saved_trigger(&conf, saved_trigger, sizeof(saved_trigger));

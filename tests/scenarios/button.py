@@ -2,10 +2,12 @@
 """The reset button: F12 of the emulated keyboard held through the QEMU monitor
 for set times; what each hold schedules and what the next boot shows."""
 import json
+import os
 import re
 import time
 
 from scenario import scenario
+from vm import VM
 
 NOR = "qemu_x86_64_nor"
 NAND = "qemu_x86_64_nand"
@@ -26,14 +28,23 @@ def hold(vm, ms):
     vm.monitor("sendkey f12 %d" % ms)
 
 
+def boot(dev, **kw):
+    """Boots and waits for the daemon's start line: its console lines would
+    otherwise land in the middle of a command's output."""
+    vm = dev.boot(**kw)
+    vm.expect(r"strata: button: key 88 on 1 device", 60, from_start=True)
+    return vm
+
+
 def released(vm, count, timeout=40):
     """Waits for the daemon's count-th release line; returns (ms, what it did)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        lines = vm.out("dmesg | grep 'strata: button: released after'").splitlines()
-        if len(lines) >= count:
-            m = re.search(r"released after (\d+) ms(?:: |, ignored: )(.*)$", lines[count - 1])
-            return int(m.group(1)), m.group(2)
+        # the daemon's console copy of a line may cut into this output: retry then
+        found = re.findall(r"strata: button: released after (\d+) ms(?:: |, ignored: )([^\r\n]*)",
+                           vm.out("dmesg | grep 'strata: button: released after'"))
+        if len(found) >= count:
+            return int(found[count - 1][0]), found[count - 1][1]
         time.sleep(1)
     raise AssertionError("no release seen; dmesg: " + vm.out("dmesg | grep button"))
 
@@ -43,7 +54,7 @@ def reboot_by_button(dev, vm, kind):
     vm.wait_exit(90)
     before = vm.text
     assert "%s scheduled for the next boot" % kind in before, before[-1500:]
-    vm = dev.boot()
+    vm = boot(dev)
     rec = dev_record(vm)
     assert rec["request_applied"] == kind, rec
     return vm, rec, before
@@ -56,7 +67,7 @@ def dev_record(vm):
 @scenario(NOR)
 def button_short_and_4_5s_presses_do_nothing(ctx):
     dev = ctx.machine()
-    vm = dev.boot()
+    vm = boot(dev)
     changes(vm)
     assert "key 88 on 1 device(s); user reset at 5000 ms, full reset at 10000 ms" in \
         vm.out("dmesg | grep 'strata: button'")
@@ -75,7 +86,7 @@ def button_short_and_4_5s_presses_do_nothing(ctx):
     assert "SEEN='x' is not a number" in vm.out("dmesg | tail -n 3")
     assert not exists(vm, "/run/strata/data/strata.request")
     vm.poweroff()
-    vm = dev.boot()
+    vm = boot(dev)
     assert vm.out("cat /root/userfile") == "mine"
     assert dev_record(vm)["request_applied"] == ""
 
@@ -83,7 +94,7 @@ def button_short_and_4_5s_presses_do_nothing(ctx):
 @scenario(NOR)
 def button_held_5_3s_resets_the_user_layer(ctx):
     dev = ctx.machine()
-    vm = dev.boot()
+    vm = boot(dev)
     changes(vm)
     hold(vm, 5300)
     vm, rec, before = reboot_by_button(dev, vm, "reset --user")
@@ -98,7 +109,7 @@ def button_held_5_3s_resets_the_user_layer(ctx):
 @scenario(NOR)
 def button_held_10_4s_resets_everything_and_lights_the_led(ctx):
     dev = ctx.machine()
-    vm = dev.boot()
+    vm = boot(dev)
     changes(vm)
     assert "[kbd-scrolllock]" in vm.out("cat %s/trigger" % LED)
     hold(vm, 10400)
@@ -114,13 +125,13 @@ def button_held_10_4s_resets_everything_and_lights_the_led(ctx):
 @scenario(NAND)
 def button_held_9_5s_is_still_a_user_reset(ctx):
     dev = ctx.machine()
-    vm = dev.boot()
+    vm = boot(dev)
     changes(vm)
     hold(vm, 9500)
     vm.wait_exit(90)
     m = re.search(r"released after (\d+) ms: reset --user", vm.text)
     assert m and 9000 < int(m.group(1)) < 10000, vm.text[-1500:]
-    vm = dev.boot()
+    vm = boot(dev)
     rec = dev_record(vm)
     assert rec["request_applied"] == "reset --user", rec
     assert not exists(vm, "/root/userfile")
@@ -129,18 +140,23 @@ def button_held_9_5s_is_still_a_user_reset(ctx):
 
 def boot_holding(dev, ms):
     """Boots with F12 pressed once the kernel has the keyboard, before the init reads it."""
-    vm = dev.boot(append="loglevel=7", wait_shell=False)
+    # not Machine.boot: it returns only once the init runs, which is too late here
+    dev.stop()
+    dev.boots += 1
+    vm = dev.vm = VM(dev.path("start-qemu.sh"),
+                     os.path.join(dev.workdir, "console-%d.log" % dev.boots), "loglevel=7")
     vm.expect(r"input: AT Translated Set 2 keyboard", 90)
     # straight to the monitor and back: the init reads the key about a second later
     vm.send(b"\x01csendkey f12 %d\n\x01c" % ms)
     vm.wait_shell(120)
+    vm.expect(r"strata: button: key 88 on 1 device", 60, from_start=True)
     return vm
 
 
 @scenario(NOR)
 def button_held_at_power_on(ctx):
     dev = ctx.machine()
-    vm = dev.boot()
+    vm = boot(dev)
     changes(vm)
     vm.poweroff()
     # released after a few seconds of countdown: a normal boot
@@ -174,7 +190,7 @@ def button_syn_dropped_restarts_the_measurement(ctx):
     read, the key is read back held, and the hold is measured from there: a
     12 s hold counted from ~4 s in is a user reset, not a full one."""
     dev = ctx.machine()
-    vm = dev.boot()
+    vm = boot(dev)
     changes(vm)
     pid = vm.out("pidof strata")
     vm.sh("kill -STOP %s" % pid)
@@ -189,6 +205,6 @@ def button_syn_dropped_restarts_the_measurement(ctx):
         vm.text[-2000:]
     m = re.search(r"released after (\d+) ms: reset --user", vm.text)
     assert m and 5000 <= int(m.group(1)) < 10000, vm.text[-1500:]
-    vm = dev.boot()
+    vm = boot(dev)
     assert dev_record(vm)["request_applied"] == "reset --user"
     assert vm.out("cat /etc/sysfile") == "provisioned" and not exists(vm, "/root/userfile")
