@@ -31,6 +31,7 @@ struct button_devs {
 	struct pollfd pfd[MAX_DEVS + 1]; /* [0]: inotify (daemon only) */
 	char name[MAX_DEVS][16];
 	bool dropping[MAX_DEVS]; /* after SYN_DROPPED, until the next SYN_REPORT */
+	uint64_t floor_ms; /* every queue was empty then: no event read later is older */
 };
 
 static uint64_t clock_ms(clockid_t id)
@@ -219,6 +220,12 @@ static int read_events(struct button_fsm *f, struct button_devs *d, unsigned i)
 			} else if (e->type == EV_KEY && e->code == f->conf->key && e->value != 2) {
 				uint64_t t = (uint64_t)e->sec * 1000u +
 					     (uint64_t)e->usec / 1000u;
+				/*
+				 * A stamp can be stale: input-leds injects LED changes without
+				 * a SYN_REPORT, and the device keeps the first one's time
+				 * until its next packet. Never older than the last empty queue.
+				 */
+				t = t < d->floor_ms ? d->floor_ms : t;
 				int a = button_fsm_key(f, e->value, t, sleep_offset_ms());
 				if (e->value == 1) {
 					log_info("button: pressed");
@@ -318,6 +325,7 @@ int cmd_button(int argc, char **argv)
 			led_show(&conf, 0, saved_trigger);
 			fsm.level = 0;
 		}
+		d.floor_ms = clock_ms(CLOCK_MONOTONIC);
 		act((enum button_action)action);
 	}
 }
