@@ -83,6 +83,10 @@ static unsigned scan_devices(struct button_devs *d, unsigned key)
 			close(fd);
 			continue;
 		}
+		/* what was queued before the clock was set is stale: the key state is read instead */
+		struct input_event stale[16];
+		while (read(fd, stale, sizeof(stale)) > 0) {
+		}
 		ioctl(fd, EVIOCGNAME(sizeof(devname) - 1), devname);
 		d->n++;
 		d->pfd[d->n] = (struct pollfd){ .fd = fd, .events = POLLIN };
@@ -210,13 +214,12 @@ static int read_events(struct button_fsm *f, struct button_devs *d, unsigned i)
 		for (size_t k = 0; k < (size_t)n / sizeof(ev[0]); k++) {
 			const struct input_event *e = &ev[k];
 			if (e->type == EV_SYN && e->code == SYN_DROPPED) {
+				/* read the state back now (the next SYN_REPORT may be far off);
+				 * the stream resumes after that SYN_REPORT */
 				d->dropping[i - 1] = true;
+				resync(f, d, "input events were dropped (SYN_DROPPED)");
 			} else if (d->dropping[i - 1]) {
-				/* the stream resumes after the next SYN_REPORT; then the state is read back */
-				if (e->type == EV_SYN && e->code == SYN_REPORT) {
-					d->dropping[i - 1] = false;
-					resync(f, d, "input events were dropped (SYN_DROPPED)");
-				}
+				d->dropping[i - 1] = !(e->type == EV_SYN && e->code == SYN_REPORT);
 			} else if (e->type == EV_KEY && e->code == f->conf->key && e->value != 2) {
 				uint64_t t = (uint64_t)e->sec * 1000u +
 					     (uint64_t)e->usec / 1000u;
