@@ -190,8 +190,7 @@ static void act(enum button_action a)
 }
 
 static const char *const level_text[] = {
-	"", "release now for a user reset (the user layer is dropped)",
-	"release now for a full reset (all changes are dropped)"
+	"", "release now for a user reset", "release now for a full reset"
 };
 
 static void resync(struct button_fsm *f, const struct button_devs *d, const char *why)
@@ -239,6 +238,10 @@ static int read_events(struct button_fsm *f, struct button_devs *d, unsigned i)
 					log_notice("button: released after %llu ms: %s",
 						   (unsigned long long)f->held_ms,
 						   button_action_name((enum button_action)a));
+					if (a != BUTTON_NOTHING)
+						console_print("strata: button released after %llu ms: %s\n",
+							      (unsigned long long)f->held_ms,
+							      button_action_name((enum button_action)a));
 					action = a;
 				}
 			}
@@ -263,14 +266,11 @@ int cmd_button(int argc, char **argv)
 	(void)argv;
 
 	if (argc > 1) {
-		fputs("usage: strata button\n"
-		      "  Watches the reset button (" BUTTON_CONF_FILE "): held >= user_ms: reset "
-		      "--user and reboot;\n  held >= full_ms: reset --full and reboot; a short "
-		      "press: nothing, or a reboot.\n",
-		      stderr);
+		fputs("usage: strata button   (policy: README, " BUTTON_CONF_FILE ")\n", stderr);
 		return 2;
 	}
 	log_open();
+	log_kmsg_only();
 	load_conf(&conf);
 	if (!conf.key) {
 		/* idle rather than exit: init would respawn the daemon over and over */
@@ -319,9 +319,9 @@ int cmd_button(int argc, char **argv)
 		}
 		unsigned level = button_fsm_level(&fsm, clock_ms(CLOCK_MONOTONIC));
 		if (level) {
-			/* kmsg, or the console when the kernel does not print notices */
-			log_notice("button: held %u s: %s",
-				   (level == 1 ? conf.user_ms : conf.full_ms) / 1000, level_text[level]);
+			unsigned s = (level == 1 ? conf.user_ms : conf.full_ms) / 1000;
+			log_notice("button: held %u s: %s", s, level_text[level]);
+			console_print("strata: button held %u s: %s\n", s, level_text[level]);
 			led_show(&conf, level, saved_trigger);
 		}
 		if (!fsm.held && fsm.level) {
