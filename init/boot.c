@@ -421,6 +421,7 @@ void boot_main(struct strata_ctx *ctx)
 	phase_begin(ctx, "modules");
 	load_modules(ctx);
 	phase_end(ctx);
+	ctx->button_request = button_at_boot(ctx); /* a phase of its own only when held */
 
 	phase_begin(ctx, "partitions");
 	ctx->user_separate = CONFIG_STRATA_USER_PART[0] != '\0';

@@ -269,11 +269,45 @@ static int apply_revert(struct strata_ctx *ctx, const struct request *req, struc
 	return 0;
 }
 
+/*
+ * A reset chosen by holding the button at power-on replaces any pending
+ * request; written durably first, it is applied like one from "strata reset",
+ * with the keep list of the topmost layer that has one.
+ */
+static void store_button_request(struct strata_ctx *ctx, const struct layer_state *st,
+				 struct request *req, char *text, size_t len)
+{
+	char top[3][96], path[128];
+	unsigned bad;
+	memset(req, 0, sizeof(*req));
+	req->kind = (enum req_kind)ctx->button_request;
+	req->id = st->applied + 1;
+	upper_of(ctx, top[0], sizeof(top[0]), LAYER_USER, st->user_gen);
+	upper_of(ctx, top[1], sizeof(top[1]), LAYER_SYSTEM, st->system_gen);
+	snprintf(top[2], sizeof(top[2]), STRATA_LOWER_DIR "/0");
+	for (size_t i = 0; i < ARRAY_SIZE(top); i++) {
+		if (xsnprintf(path, sizeof(path), "%s/etc/strata/keep", top[i]) < 0 ||
+		    read_file(path, text, len) < 0)
+			continue;
+		if (request_add_keep_list(req, text, &bad) < 0)
+			log_error("%s line %u is not an absolute path inside the root; not kept", path,
+				  bad);
+		break;
+	}
+	int n = request_format(req, text, len);
+	int r = n < 0 ? n : write_file_atomic(STRATA_REQUEST_FILE, text, (size_t)n, true);
+	if (r < 0)
+		log_error_errno(r, "cannot store the %s the reset button asked for: %m",
+				request_kind_name(req->kind));
+}
+
 static void apply_request(struct strata_ctx *ctx, struct layer_state *st)
 {
 	static char text[16384];
 	static struct request req;
 	unsigned bad_line = 0;
+	if (ctx->button_request != REQ_NONE)
+		store_button_request(ctx, st, &req, text, sizeof(text));
 	ssize_t n = read_file(STRATA_REQUEST_FILE, text, sizeof(text));
 	if (n == -ENOENT)
 		return;
@@ -347,6 +381,9 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 	read_state(&st);
 	if (!volatile_upper)
 		apply_request(ctx, &st);
+	else if (ctx->button_request != REQ_NONE)
+		log_error("%s by the reset button not applied: the upper is not the flash one",
+			  request_kind_name((enum req_kind)ctx->button_request));
 
 	upper_of(ctx, ctx->system_upper, sizeof(ctx->system_upper), LAYER_SYSTEM, st.system_gen);
 	upper_of(ctx, ctx->user_upper, sizeof(ctx->user_upper), LAYER_USER, st.user_gen);

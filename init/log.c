@@ -17,9 +17,10 @@ static struct {
 	int kmsg_fd;
 	int console_fd;
 	bool to_stderr;
+	bool kmsg_only; /* a daemon's lines stay out of the console's way */
 	bool debug;
 	int console_loglevel; /* kmsg lines below this level already reach the console */
-} log_target = { -1, -1, false, false, 0 };
+} log_target = { -1, -1, false, false, false, 0 };
 
 static int read_console_loglevel(void)
 {
@@ -37,12 +38,18 @@ static int read_console_loglevel(void)
 
 void log_open(void)
 {
+	log_target.to_stderr = false; /* the button daemon logs like the init */
 	if (log_target.kmsg_fd < 0)
 		log_target.kmsg_fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	if (log_target.console_fd < 0)
 		log_target.console_fd =
 			open("/dev/console", O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	log_target.console_loglevel = read_console_loglevel();
+}
+
+void log_kmsg_only(void)
+{
+	log_target.kmsg_only = true;
 }
 
 void log_use_stderr(void)
@@ -95,7 +102,7 @@ static void vslog(int prio, const char *fmt, va_list ap)
 	if (log_target.kmsg_fd >= 0)
 		write_all(log_target.kmsg_fd, line, len);
 	if (log_target.console_fd >= 0 &&
-	    (log_target.kmsg_fd < 0 || prio >= log_target.console_loglevel))
+	    (log_target.kmsg_fd < 0 || (prio >= log_target.console_loglevel && !log_target.kmsg_only)))
 		write_all(log_target.console_fd, line + 3, len - 3);
 }
 

@@ -10,6 +10,8 @@ enum { LOG_PRIO_ERR = 3, LOG_PRIO_WARN = 4, LOG_PRIO_NOTICE = 5, LOG_PRIO_INFO =
 
 /* Open /dev/kmsg and /dev/console; safe to call again once devtmpfs is mounted. */
 void log_open(void);
+/* Daemons: lines go to kmsg only (console_print still reaches the console). */
+void log_kmsg_only(void);
 /* Runtime tool: write to stderr instead of kmsg/console. */
 void log_use_stderr(void);
 void log_set_debug(bool on);

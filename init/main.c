@@ -20,6 +20,8 @@ static const struct command {
 	{ "which", cmd_which, "which layer provides a path" },
 	{ "diff", cmd_diff, "what an upper changes against the layers below" },
 	{ "analyze", cmd_analyze, "this boot's phases as a table or an SVG" },
+	{ "button", cmd_button, "reset button daemon: hold times select a reset" },
+	{ "button-event", cmd_button_event, "OpenWrt hotplug button event (BUTTON, ACTION, SEEN)" },
 	{ "firstboot", cmd_reset, "OpenWrt name: reset --full" },
 	{ "factoryreset", cmd_reset, "OpenWrt name: reset --full" },
 };
@@ -28,7 +30,7 @@ static void usage(FILE *out)
 {
 	fputs("usage: strata COMMAND [ARGS...]\n\ncommands:\n", out);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
+		fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].help);
 	fputs("\nAs PID 1 in an initramfs, strata assembles the root and switches into it.\n",
 	      out);
 }

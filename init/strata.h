@@ -37,6 +37,7 @@ struct strata_ctx {
 	bool user_separate; /* the user layer is on its own partition/volume (CONFIG_STRATA_USER_PART) */
 	struct manifest manifest; /* expected layer digests (CONFIG_STRATA_VERITY) */
 	uint32_t manifest_used;   /* bit i: manifest.layers[i] belongs to a layer of this board */
+	int button_request; /* enum req_kind chosen by holding the reset button at power-on */
 };
 
 /* boot.c */
@@ -99,6 +100,9 @@ __attribute__((noreturn)) void exec_init(struct strata_ctx *ctx);
 __attribute__((noreturn, format(printf, 2, 3))) void fatal(struct strata_ctx *ctx,
 							   const char *fmt, ...);
 
+/* button.c: the reset button held at power-on; returns the enum req_kind it selects */
+int button_at_boot(struct strata_ctx *ctx);
+
 /* runtime commands (cmd_*.c); argv[0] is the command name */
 int cmd_status(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
@@ -107,5 +111,7 @@ int cmd_layers(int argc, char **argv);
 int cmd_which(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
+int cmd_button(int argc, char **argv);
+int cmd_button_event(int argc, char **argv);
 
 #endif
