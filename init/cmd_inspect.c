@@ -457,41 +457,57 @@ struct phase {
 	uint64_t start, end;
 };
 
+/* NS nanoseconds as milliseconds with DECIMALS (0-3) decimals: "12.3". */
+static const char *ms(char buf[32], uint64_t ns, int decimals)
+{
+	static const unsigned scale[] = { 1000000, 100000, 10000, 1000 };
+	uint64_t units = (ns + scale[decimals] / 2) / scale[decimals], div = 1;
+	for (int i = 0; i < decimals; i++)
+		div *= 10;
+	if (decimals)
+		snprintf(buf, 32, "%llu.%0*llu", (unsigned long long)(units / div), decimals,
+			 (unsigned long long)(units % div));
+	else
+		snprintf(buf, 32, "%llu", (unsigned long long)units);
+	return buf;
+}
+
 static int write_svg(const char *file, const struct phase *ph, size_t n, uint64_t t0, uint64_t t1)
 {
 	FILE *f = fopen(file, "w");
 	if (!f)
 		return -errno;
-	const unsigned width = 900, left = 130, bar = 22, top = 40;
-	double span = t1 > t0 ? (double)(t1 - t0) : 1.0, scale = (width - left - 20) / span;
+	const unsigned width = 900, left = 130, bar = 22, top = 40, plot = width - left - 20;
+	uint64_t span = t1 > t0 ? t1 - t0 : 1;
 	unsigned height = top + (unsigned)n * (bar + 6) + 50;
+	char a[32], b[32];
 	fprintf(f,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" "
 		"font-family=\"monospace\" font-size=\"12\">\n"
 		"<title>strata boot timeline</title>\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		"<text x=\"10\" y=\"22\" font-size=\"14\">strata: %.1f ms from /init to exec</text>\n",
-		width, height, span / 1e6);
+		"<text x=\"10\" y=\"22\" font-size=\"14\">strata: %s ms from /init to exec</text>\n",
+		width, height, ms(a, span, 1));
 	for (size_t i = 0; i < n; i++) {
-		double x = left + (double)(ph[i].start - t0) * scale;
-		double w = (double)(ph[i].end - ph[i].start) * scale;
+		unsigned x = left + (unsigned)((ph[i].start - t0) * plot / span);
+		unsigned w = (unsigned)((ph[i].end - ph[i].start) * plot / span);
 		unsigned y = top + (unsigned)i * (bar + 6);
+		w = w < 1 ? 1 : w;
 		fprintf(f,
-			"<g><title>%s: %.2f ms</title>"
+			"<g><title>%s: %s ms</title>"
 			"<text x=\"10\" y=\"%u\">%s</text>"
-			"<rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"%u\" fill=\"#4a7fb5\"/>"
-			"<text x=\"%.1f\" y=\"%u\">%.1f ms</text></g>\n",
-			ph[i].name, (double)(ph[i].end - ph[i].start) / 1e6, y + 15, ph[i].name, x, y,
-			w < 1 ? 1 : w, bar, x + (w < 1 ? 1 : w) + 4, y + 15,
-			(double)(ph[i].end - ph[i].start) / 1e6);
+			"<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" fill=\"#4a7fb5\"/>"
+			"<text x=\"%u\" y=\"%u\">%s ms</text></g>\n",
+			ph[i].name, ms(a, ph[i].end - ph[i].start, 2), y + 15, ph[i].name, x, y, w,
+			bar, x + w + 4, y + 15, ms(b, ph[i].end - ph[i].start, 1));
 	}
 	unsigned axis = top + (unsigned)n * (bar + 6) + 10;
 	fprintf(f, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" stroke=\"black\"/>\n", left, axis,
 		width - 20, axis);
-	for (int k = 0; k <= 4; k++)
-		fprintf(f, "<text x=\"%.1f\" y=\"%u\">%.0f ms</text>\n",
-			left + (width - left - 20) * k / 4.0 - 10, axis + 18, span / 1e6 * k / 4);
+	for (unsigned k = 0; k <= 4; k++)
+		fprintf(f, "<text x=\"%u\" y=\"%u\">%s ms</text>\n", left + plot * k / 4 - 10,
+			axis + 18, ms(a, span * k / 4, 0));
 	fputs("</svg>\n", f);
 	return fclose(f) == 0 ? 0 : -errno;
 }
@@ -540,19 +556,20 @@ int cmd_analyze(int argc, char **argv)
 		fprintf(stderr, "strata analyze: malformed phase in '%s'\n", STRATA_BOOT_RECORD);
 		return 1;
 	}
+	char a[32], b[32];
 	if (json) {
-		printf("{\"total_ms\": %.3f, \"phases\": [", (double)(t1 - t0) / 1e6);
+		printf("{\"total_ms\": %s, \"phases\": [", ms(a, t1 - t0, 3));
 		for (size_t i = 0; i < np; i++)
-			printf("%s\n  {\"name\": \"%s\", \"start_ms\": %.3f, \"duration_ms\": %.3f}",
-			       i ? "," : "", ph[i].name, (double)(ph[i].start - t0) / 1e6,
-			       (double)(ph[i].end - ph[i].start) / 1e6);
+			printf("%s\n  {\"name\": \"%s\", \"start_ms\": %s, \"duration_ms\": %s}",
+			       i ? "," : "", ph[i].name, ms(a, ph[i].start - t0, 3),
+			       ms(b, ph[i].end - ph[i].start, 3));
 		puts("\n]}");
 	} else {
 		printf("%-14s %10s %10s\n", "PHASE", "START ms", "TOOK ms");
 		for (size_t i = 0; i < np; i++)
-			printf("%-14s %10.1f %10.1f\n", ph[i].name, (double)(ph[i].start - t0) / 1e6,
-			       (double)(ph[i].end - ph[i].start) / 1e6);
-		printf("%-14s %10s %10.1f\n", "total", "", (double)(t1 - t0) / 1e6);
+			printf("%-14s %10s %10s\n", ph[i].name, ms(a, ph[i].start - t0, 1),
+			       ms(b, ph[i].end - ph[i].start, 1));
+		printf("%-14s %10s %10s\n", "total", "", ms(a, t1 - t0, 1));
 	}
 	if (svg) {
 		int w = write_svg(svg, ph, np, t0, t1);
