@@ -4,6 +4,7 @@
 #   make <board>_defconfig   configure (configs/)
 #   make [menuconfig|olddefconfig|savedefconfig]
 #   make                     build $(O)/images/
+#   make strata              the init binary alone ($(O)/build/strata)
 #   make run                 build the default board and boot it
 #   make check               every test; last line "N passed, N failed"
 #   make bench               boot-time, CPU, size figures
@@ -42,14 +43,46 @@ ifneq ($(BOARD),)
 include $(BOARD_DIR)/board.mk
 endif
 
+# Architectures: the only per-architecture knowledge outside board/. A board
+# names its BOARD_ARCH (uname -m spelling); Debian's name for it, the kernel's,
+# and the Debian package of its QEMU come from here.
+HOST_ARCH := $(shell uname -m)
+DEB_ARCH_x86_64 := amd64
+DEB_ARCH_aarch64 := arm64
+KERNEL_ARCH_x86_64 := x86
+KERNEL_ARCH_aarch64 := arm64
+QEMU_PKG_x86_64 := qemu-system-x86
+QEMU_PKG_aarch64 := qemu-system-arm
+BOARD_ARCH ?= $(HOST_ARCH)
+BOARD_DEB_ARCH := $(or $(DEB_ARCH_$(BOARD_ARCH)),$(BOARD_ARCH))
+
 # The init is a static binary: musl-gcc natively, $(CROSS_COMPILE)gcc otherwise.
+# A board of another architecture implies Debian's musl cross wrapper.
+ifneq ($(BOARD_ARCH),$(HOST_ARCH))
+CROSS_COMPILE ?= $(BOARD_ARCH)-linux-musl-
+endif
 ifeq ($(CROSS_COMPILE),)
 TARGET_CC := musl-gcc
 else
 TARGET_CC := $(CROSS_COMPILE)gcc
 endif
-TARGET_STRIP := $(CROSS_COMPILE)strip
+# Debian's ARCH-linux-musl-gcc is a wrapper without binutils of its own: ask
+# the compiler which strip and readelf belong to it.
+TARGET_STRIP = $(shell $(TARGET_CC) -print-prog-name=strip)
+TARGET_READELF = $(shell $(TARGET_CC) -print-prog-name=readelf)
+TARGET_MACHINE = $(firstword $(subst -, ,$(shell $(TARGET_CC) -dumpmachine)))
 HOSTCC ?= gcc
+
+# Packages this configuration needs beyond tools/deps.sh's own list: the
+# board's QEMU, and for Debian's ARCH-linux-musl- wrapper its compiler and libc.
+cross_arch := $(patsubst %-linux-musl-,%,$(filter %-linux-musl-,$(CROSS_COMPILE)))
+BOARD_DEPS := $(QEMU_PKG_$(BOARD_ARCH)) $(if $(cross_arch),gcc-$(cross_arch)-linux-gnu \
+	musl-dev:$(or $(DEB_ARCH_$(cross_arch)),$(cross_arch)))
+# Kernel modules the board's kernel package lacks are built from the same
+# version's linux-source with the GNU cross compiler.
+ifneq ($(BOARD_KERNEL_EXTRA_MODULES),)
+BOARD_DEPS += $(if $(filter-out $(HOST_ARCH),$(BOARD_ARCH)),gcc-$(BOARD_ARCH)-linux-gnu,gcc)
+endif
 
 WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wmissing-prototypes \
 	-Wstrict-prototypes -Wpointer-arith -Wvla -Wno-format-nonliteral -Wno-format-truncation
@@ -61,9 +94,15 @@ INIT_SRCS := $(sort $(wildcard $(TOPDIR)/init/*.c))
 INIT_HDRS := $(wildcard $(TOPDIR)/init/*.h)
 
 KERNEL_DIR := $(DL_DIR)/$(subst :,-,$(BOARD_KERNEL_PKG))
+# A board of another architecture gets its busybox from Debian's package for
+# that architecture, unpacked into the download cache (never installed: it
+# would replace the host's /bin/busybox).
+ifneq ($(BOARD_BUSYBOX_PKG),)
+BOARD_BUSYBOX := $(DL_DIR)/$(BOARD_BUSYBOX_PKG)-$(BOARD_DEB_ARCH)/bin/busybox
+endif
 KERNEL_STAMP := $(KERNEL_DIR)/.complete
 
-.PHONY: all run check bench deps unit clean distclean flash-erase menuconfig print-warnings \
+.PHONY: all strata run check bench deps unit clean distclean flash-erase menuconfig print-warnings \
 	olddefconfig savedefconfig help FORCE
 .DEFAULT_GOAL := all
 
@@ -71,10 +110,10 @@ print-warnings:
 	@echo $(WARNINGS)
 
 help:
-	$(Q)sed -n '2,13s/^# \{0,1\}//p' $(TOPDIR)/Makefile
+	$(Q)sed -n '2,14s/^# \{0,1\}//p' $(TOPDIR)/Makefile
 
 deps:
-	$(Q)$(TOPDIR)/tools/deps.sh
+	$(Q)$(TOPDIR)/tools/deps.sh $(BOARD_DEPS)
 
 %_defconfig: deps FORCE
 	$(Q)test -f $(TOPDIR)/configs/$@ || { echo "no configs/$@; boards: $$(ls $(TOPDIR)/configs)"; exit 2; }
@@ -97,13 +136,16 @@ savedefconfig: deps
 
 ifeq ($(wildcard $(CONFIG)),)
 # No configuration yet: use the default board, then build.
-all run: deps
+all run strata: deps
 	@echo "no configuration in $(O); using $(DEFAULT_DEFCONFIG)"
 	$(Q)$(MAKE) -f $(TOPDIR)/Makefile O=$(O) $(DEFAULT_DEFCONFIG)
 	$(Q)$(MAKE) -f $(TOPDIR)/Makefile O=$(O) $@
 else
 
-all: deps $(BUILD)/strata $(BUILD)/mkcpio $(KERNEL_STAMP)
+all: deps $(BUILD)/strata $(BUILD)/mkcpio $(KERNEL_STAMP) $(BOARD_BUSYBOX)
+	$(Q)test "$(TARGET_MACHINE)" = "$(BOARD_ARCH)" || { echo "$(TARGET_CC) builds for \
+		$(TARGET_MACHINE), board $(BOARD) is $(BOARD_ARCH): set CROSS_COMPILE or use \
+		'make strata' for the init alone" >&2; exit 1; }
 	$(Q)TOPDIR=$(TOPDIR) BUILD=$(BUILD) IMAGES=$(IMAGES) BOARD_DIR=$(BOARD_DIR) \
 		KERNEL_DIR=$(KERNEL_DIR) STRATA_BIN=$(BUILD)/strata MKCPIO=$(BUILD)/mkcpio \
 		BUSYBOX=$(BOARD_BUSYBOX) OVERLAYS="$(call unquote,$(CONFIG_STRATA_ROOTFS_OVERLAYS))" \
@@ -115,6 +157,8 @@ all: deps $(BUILD)/strata $(BUILD)/mkcpio $(KERNEL_STAMP)
 run: all
 	$(IMAGES)/start-qemu.sh
 
+strata: deps $(BUILD)/strata
+
 endif
 
 $(BUILD)/strata_config.h: $(CONFIG) $(TOPDIR)/Kconfig $(TOPDIR)/tools/kconfig-header.sh
@@ -125,15 +169,23 @@ $(BUILD)/strata: $(INIT_SRCS) $(INIT_HDRS) $(BUILD)/strata_config.h
 	@echo "  CC      strata ($(TARGET_CC))"
 	$(Q)$(TARGET_CC) $(TARGET_CFLAGS) -o $@.unstripped $(INIT_SRCS)
 	$(Q)$(TARGET_STRIP) -s -R .comment -o $@ $@.unstripped
-	$(Q)if readelf -l $@ | grep -q INTERP; then echo "strata: not static (PT_INTERP present)" >&2; exit 1; fi
-	@echo "  STRIP   strata: $$(stat -c %s $@) bytes"
+	$(Q)if $(TARGET_READELF) -l $@ | grep -q INTERP; then echo "strata: not static (PT_INTERP present)" >&2; exit 1; fi
+	@echo "  STRIP   strata: $$(stat -c %s $@) bytes ($(TARGET_MACHINE))"
 
 $(BUILD)/mkcpio: $(TOPDIR)/tools/mkcpio.c
 	$(Q)mkdir -p $(BUILD)
 	$(Q)$(HOSTCC) -O2 $(WARNINGS) -o $@ $<
 
 $(KERNEL_STAMP):
-	$(Q)$(TOPDIR)/tools/fetch-kernel.sh $(BOARD_KERNEL_PKG) $(KERNEL_DIR)
+	$(Q)KERNEL_ARCH=$(KERNEL_ARCH_$(BOARD_ARCH)) \
+		KERNEL_CROSS=$(if $(filter-out $(HOST_ARCH),$(BOARD_ARCH)),$(BOARD_ARCH)-linux-gnu-) \
+		$(TOPDIR)/tools/fetch-kernel.sh $(BOARD_KERNEL_PKG) $(BOARD_DEB_ARCH) $(KERNEL_DIR) \
+		$(BOARD_KERNEL_EXTRA_MODULES)
+
+ifneq ($(BOARD_BUSYBOX_PKG),)
+$(BOARD_BUSYBOX):
+	$(Q)$(TOPDIR)/tools/fetch-deb.sh $(BOARD_BUSYBOX_PKG):$(BOARD_DEB_ARCH) $(DL_DIR)/$(BOARD_BUSYBOX_PKG)-$(BOARD_DEB_ARCH)
+endif
 
 flash-erase:
 	$(Q)rm -f $(IMAGES)/flash-*.bin
