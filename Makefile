@@ -143,9 +143,9 @@ all run strata: deps
 else
 
 all: deps $(BUILD)/strata $(BUILD)/mkcpio $(KERNEL_STAMP) $(BOARD_BUSYBOX)
-	$(Q)test "$(TARGET_MACHINE)" = "$(BOARD_ARCH)" || { echo "$(TARGET_CC) builds for \
-		$(TARGET_MACHINE), board $(BOARD) is $(BOARD_ARCH): set CROSS_COMPILE or use \
-		'make strata' for the init alone" >&2; exit 1; }
+	$(Q)test "$(TARGET_MACHINE)" = "$(BOARD_ARCH)" || { echo "$(TARGET_CC) builds for" \
+		"$(TARGET_MACHINE), board $(BOARD) is $(BOARD_ARCH): set CROSS_COMPILE, or" \
+		"'make strata' for the init alone" >&2; exit 1; }
 	$(Q)TOPDIR=$(TOPDIR) BUILD=$(BUILD) IMAGES=$(IMAGES) BOARD_DIR=$(BOARD_DIR) \
 		KERNEL_DIR=$(KERNEL_DIR) STRATA_BIN=$(BUILD)/strata MKCPIO=$(BUILD)/mkcpio \
 		BUSYBOX=$(BOARD_BUSYBOX) OVERLAYS="$(call unquote,$(CONFIG_STRATA_ROOTFS_OVERLAYS))" \
@@ -165,7 +165,12 @@ $(BUILD)/strata_config.h: $(CONFIG) $(TOPDIR)/Kconfig $(TOPDIR)/tools/kconfig-he
 	$(Q)mkdir -p $(BUILD)
 	$(Q)$(TOPDIR)/tools/kconfig-header.sh $(TOPDIR)/Kconfig $(CONFIG) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/strata: $(INIT_SRCS) $(INIT_HDRS) $(BUILD)/strata_config.h
+# another compiler (CROSS_COMPILE=) rebuilds the init
+$(BUILD)/target-cc: FORCE
+	$(Q)mkdir -p $(BUILD)
+	$(Q)echo "$(TARGET_CC)" | cmp -s - $@ || echo "$(TARGET_CC)" > $@
+
+$(BUILD)/strata: $(INIT_SRCS) $(INIT_HDRS) $(BUILD)/strata_config.h $(BUILD)/target-cc
 	@echo "  CC      strata ($(TARGET_CC))"
 	$(Q)$(TARGET_CC) $(TARGET_CFLAGS) -o $@.unstripped $(INIT_SRCS)
 	$(Q)$(TARGET_STRIP) -s -R .comment -o $@ $@.unstripped
