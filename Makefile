@@ -4,15 +4,17 @@
 #   make <board>_defconfig   configure (configs/)
 #   make [menuconfig|olddefconfig|savedefconfig]
 #   make                     build $(O)/images/
-#   make strata              the init binary alone ($(O)/build/strata)
 #   make run                 build the default board and boot it
 #   make check               every test; last line "N passed, N failed"
 #   make bench               boot-time, CPU, size figures
 #   make deps                install build and test dependencies (Debian)
+#   make strata | install    the init alone | into DESTDIR (firmware builds)
 #
-# Variables: O=DIR (default output), V=1, CROSS_COMPILE=prefix-, DL_DIR=DIR
+# Variables: O=DIR (default output), V=1, CROSS_COMPILE=prefix-, DL_DIR=DIR,
+#   ROOTFS=DIR|TARBALL, ADDONS="DIR|TARBALL[:optional] ...", KERNEL_DIR=DIR
 
-TOPDIR := $(CURDIR)
+# override: build systems that call this Makefile have a TOPDIR of their own
+override TOPDIR := $(CURDIR)
 O ?= output
 override O := $(abspath $(O))
 BUILD := $(O)/build
@@ -93,16 +95,24 @@ TARGET_CFLAGS := -std=gnu11 -Os -pthread $(WARNINGS) -static -fno-asynchronous-u
 INIT_SRCS := $(sort $(wildcard $(TOPDIR)/init/*.c))
 INIT_HDRS := $(wildcard $(TOPDIR)/init/*.h)
 
+# KERNEL_DIR=DIR on the command line: a firmware build's own kernel, DIR
+# holding lib/modules/<release>/ (modules_install INSTALL_MOD_PATH=DIR) and
+# optionally the kernel image as DIR/kernel; nothing is downloaded then.
+ifeq ($(origin KERNEL_DIR),command line)
+KERNEL_STAMP :=
+else
 KERNEL_DIR := $(DL_DIR)/$(subst :,-,$(BOARD_KERNEL_PKG))
+KERNEL_STAMP := $(KERNEL_DIR)/.complete
+endif
+
 # A board of another architecture gets its busybox from Debian's package for
 # that architecture, unpacked into the download cache (never installed: it
 # would replace the host's /bin/busybox).
 ifneq ($(BOARD_BUSYBOX_PKG),)
 BOARD_BUSYBOX := $(DL_DIR)/$(BOARD_BUSYBOX_PKG)-$(BOARD_DEB_ARCH)/bin/busybox
 endif
-KERNEL_STAMP := $(KERNEL_DIR)/.complete
 
-.PHONY: all strata run check bench deps unit clean distclean flash-erase menuconfig print-warnings \
+.PHONY: all run check bench deps unit clean distclean flash-erase menuconfig print-warnings strata install \
 	olddefconfig savedefconfig help FORCE
 .DEFAULT_GOAL := all
 
@@ -110,10 +120,13 @@ print-warnings:
 	@echo $(WARNINGS)
 
 help:
-	$(Q)sed -n '2,14s/^# \{0,1\}//p' $(TOPDIR)/Makefile
+	$(Q)sed -n '2,15s/^# \{0,1\}//p' $(TOPDIR)/Makefile
 
+# SKIP_DEPS=1: a firmware build provides the host tools itself (README)
 deps:
+ifneq ($(SKIP_DEPS),1)
 	$(Q)$(TOPDIR)/tools/deps.sh $(BOARD_DEPS)
+endif
 
 %_defconfig: deps FORCE
 	$(Q)test -f $(TOPDIR)/configs/$@ || { echo "no configs/$@; boards: $$(ls $(TOPDIR)/configs)"; exit 2; }
@@ -157,7 +170,14 @@ all: deps $(BUILD)/strata $(BUILD)/mkcpio $(KERNEL_STAMP) $(BOARD_BUSYBOX)
 run: all
 	$(IMAGES)/start-qemu.sh
 
+# The init alone, and the runtime tool installed into a root filesystem
+# (DESTDIR) by a firmware build that assembles its own images.
 strata: deps $(BUILD)/strata
+
+install: $(BUILD)/strata
+	$(Q)install -D -m 0755 $(BUILD)/strata $(DESTDIR)/sbin/strata
+	$(Q)ln -sf strata $(DESTDIR)/sbin/firstboot
+	$(Q)ln -sf strata $(DESTDIR)/sbin/factoryreset
 
 endif
 

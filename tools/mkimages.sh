@@ -171,7 +171,8 @@ rm -f "$IMAGES"/initramfs.cpio.*
 "$MKCPIO" "$list" | "${comp[@]}" > "$out"
 
 # ---- kernel and start-qemu.sh ------------------------------------------------
-install -m 0644 "$KERNEL_DIR/kernel" "$IMAGES/kernel"
+# a firmware build that brings its own kernel may have none here
+if [ -f "$KERNEL_DIR/kernel" ]; then install -m 0644 "$KERNEL_DIR/kernel" "$IMAGES/kernel"; fi
 {
 	sed -e "s|@BOARD@|$(basename "$BOARD_DIR")|" -e "s|@INITRAMFS@|$(basename "$out")|" \
 		"$TOPDIR/tools/start-qemu.sh.in" | sed '/@BOARD_QEMU@/,$d'
