@@ -45,7 +45,7 @@ void phase_end(struct strata_ctx *ctx)
 
 void boot_record_write(struct strata_ctx *ctx)
 {
-	static char json[8192];
+	static char json[16384];
 	int n = bootrec_format_json(&ctx->rec, json, sizeof(json));
 	if (n < 0) {
 		log_error_errno(n, "boot record does not fit in %zu bytes", sizeof(json));
@@ -430,6 +430,25 @@ void boot_main(struct strata_ctx *ctx)
 			   ? find_ubi_volumes(ctx, base->dev, sizeof(base->dev), &data, &user)
 			   : find_mtd_partitions(ctx, base->dev, sizeof(base->dev), &data, &user);
 	phase_end(ctx);
+
+	if (CONFIG_STRATA_VERITY) {
+		/* every lower is measured before anything of it is mounted */
+		phase_begin(ctx, "verity");
+		verity_load_manifest(ctx);
+		for (size_t i = 0; i < ctx->n_lowers; i++) {
+			struct lower_layer *l = &ctx->lowers[i];
+			if (!l->dev[0]) {
+				/* an optional add-on this device lacks (already said so) */
+				verity_claim(ctx, l->name);
+				continue;
+			}
+			/* a refused optional add-on is left out; any other refusal is fatal */
+			if (verity_check_layer(ctx, l->name, l->dev, l->optional) < 0)
+				l->dev[0] = '\0';
+		}
+		verity_check_unlisted(ctx);
+		phase_end(ctx);
+	}
 
 	phase_begin(ctx, "lower");
 	mount_lowers(ctx);

@@ -5,6 +5,7 @@
 
 #include "bootrec.h"
 #include "lowers.h"
+#include "manifest.h"
 #include "opts.h"
 
 #include <stdbool.h>
@@ -34,6 +35,8 @@ struct strata_ctx {
 	struct lower_layer lowers[LOWERS_MAX]; /* the system overlay's lowers, top first */
 	size_t n_lowers;
 	bool user_separate; /* the user layer is on its own partition/volume (CONFIG_STRATA_USER_PART) */
+	struct manifest manifest; /* expected layer digests (CONFIG_STRATA_VERITY) */
+	uint32_t manifest_used;   /* bit i: manifest.layers[i] belongs to a layer of this board */
 };
 
 /* boot.c */
@@ -69,6 +72,24 @@ void layers_discard_trash(void);
 /* outcome.c: the boot-outcome record (CONFIG_STRATA_RECORD_PART) */
 void outcome_load(struct strata_ctx *ctx);
 void outcome_store(struct strata_ctx *ctx);
+
+/* verity.c: layers measured against the manifest (CONFIG_STRATA_VERITY) */
+/* Reads STRATA_MANIFEST into ctx->manifest; a missing or malformed manifest is fatal. */
+void verity_load_manifest(struct strata_ctx *ctx);
+/*
+ * Computes the fs-verity digest of the manifest's length of dev (on every
+ * CPU) and compares it with the manifest's entry for name; records the result
+ * in boot.json. 0: verified. A layer that is not listed, cannot be read or
+ * does not match is refused with one message naming the layer and both
+ * digests: when droppable (an add-on) and the manifest marks it optional,
+ * -errno is returned and the caller boots without it; otherwise the boot
+ * record is written and the fatal policy applies (no return).
+ */
+int verity_check_layer(struct strata_ctx *ctx, const char *name, const char *dev, bool droppable);
+/* Marks the manifest's entry for name (if any) as a layer of this board, and returns it. */
+const struct manifest_layer *verity_claim(struct strata_ctx *ctx, const char *name);
+/* A manifest entry no layer of this board claimed: fatal unless it is optional. */
+void verity_check_unlisted(struct strata_ctx *ctx);
 
 /* switchroot.c */
 int switch_root_into(struct strata_ctx *ctx, const char *newroot);

@@ -9,6 +9,7 @@ set -euo pipefail
 : "${STRATA_BIN:?}" "${MKCPIO:?}" "${BUSYBOX:?}" "${SOURCE_DATE_EPOCH:?}"
 : "${OVERLAYS:=}" "${EMERGENCY_SHELL:=y}" "${INITRAMFS_COMP:=xz}" "${ROOTFS:=}" "${ADDONS:=}"
 : "${ROOT_PART:=rootfs}"
+: "${VERITY:=}"
 export SOURCE_DATE_EPOCH
 
 step() { printf '  %-7s %s\n' "$1" "$2"; }
@@ -131,6 +132,20 @@ step FLASH "$(basename "$BOARD_DIR")"
 ROOTFS_IMG="$IMAGES/rootfs.squashfs" ADDON_IMGS="${addon_imgs# }" IMAGES="$IMAGES" \
 	"$BOARD_DIR/flash.sh"
 
+# ---- manifest: the digest of every layer, pinned by the initramfs ------------
+# NAME=IMAGE[:optional] words, in mount order (top first): add-ons, then the root
+layers=""
+while read -r name opt; do
+	layers="$layers $name=$IMAGES/addon-$name.squashfs${opt:+:$opt}"
+done < "$lowers"
+layers="$layers $ROOT_PART=$IMAGES/rootfs.squashfs"
+rm -f "$IMAGES/manifest"
+if [ "$VERITY" = y ]; then
+	step VERITY "manifest of $(echo "$layers" | wc -w) layer(s)"
+	# shellcheck disable=SC2086
+	"$TOPDIR/tools/mkmanifest.sh" "$IMAGES/manifest" $layers
+fi
+
 # ---- initramfs ----------------------------------------------------------------
 initramfs="$BUILD/initramfs"
 rm -rf "$initramfs"
@@ -150,6 +165,7 @@ list="$BUILD/initramfs.list"
 	echo "file /etc/strata/modules $initramfs/modules.list 0644 0 0"
 	echo "file /etc/strata/modules.dep $initramfs/modules.list.dep 0644 0 0"
 	[ ! -s "$lowers" ] || echo "file /etc/strata/lowers $lowers 0644 0 0"
+	[ "$VERITY" != y ] || echo "file /etc/strata/manifest $IMAGES/manifest 0644 0 0"
 	for m in $(cd "$initramfs/modules" && ls | sort); do
 		echo "file /lib/modules/$m $initramfs/modules/$m 0644 0 0"
 	done
