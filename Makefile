@@ -45,14 +45,46 @@ ifneq ($(BOARD),)
 include $(BOARD_DIR)/board.mk
 endif
 
+# Architectures: the only per-architecture knowledge outside board/. A board
+# names its BOARD_ARCH (uname -m spelling); Debian's name for it, the kernel's,
+# and the Debian package of its QEMU come from here.
+HOST_ARCH := $(shell uname -m)
+DEB_ARCH_x86_64 := amd64
+DEB_ARCH_aarch64 := arm64
+KERNEL_ARCH_x86_64 := x86
+KERNEL_ARCH_aarch64 := arm64
+QEMU_PKG_x86_64 := qemu-system-x86
+QEMU_PKG_aarch64 := qemu-system-arm
+BOARD_ARCH ?= $(HOST_ARCH)
+BOARD_DEB_ARCH := $(or $(DEB_ARCH_$(BOARD_ARCH)),$(BOARD_ARCH))
+
 # The init is a static binary: musl-gcc natively, $(CROSS_COMPILE)gcc otherwise.
+# A board of another architecture implies Debian's musl cross wrapper.
+ifneq ($(BOARD_ARCH),$(HOST_ARCH))
+CROSS_COMPILE ?= $(BOARD_ARCH)-linux-musl-
+endif
 ifeq ($(CROSS_COMPILE),)
 TARGET_CC := musl-gcc
 else
 TARGET_CC := $(CROSS_COMPILE)gcc
 endif
-TARGET_STRIP := $(CROSS_COMPILE)strip
+# Debian's ARCH-linux-musl-gcc is a wrapper without binutils of its own: ask
+# the compiler which strip and readelf belong to it.
+TARGET_STRIP = $(shell $(TARGET_CC) -print-prog-name=strip)
+TARGET_READELF = $(shell $(TARGET_CC) -print-prog-name=readelf)
+TARGET_MACHINE = $(firstword $(subst -, ,$(shell $(TARGET_CC) -dumpmachine)))
 HOSTCC ?= gcc
+
+# Packages this configuration needs beyond tools/deps.sh's own list: the
+# board's QEMU, and for Debian's ARCH-linux-musl- wrapper its compiler and libc.
+cross_arch := $(patsubst %-linux-musl-,%,$(filter %-linux-musl-,$(CROSS_COMPILE)))
+BOARD_DEPS := $(QEMU_PKG_$(BOARD_ARCH)) $(if $(cross_arch),gcc-$(cross_arch)-linux-gnu \
+	musl-dev:$(or $(DEB_ARCH_$(cross_arch)),$(cross_arch)))
+# Kernel modules the board's kernel package lacks are built from the same
+# version's linux-source with the GNU cross compiler.
+ifneq ($(BOARD_KERNEL_EXTRA_MODULES),)
+BOARD_DEPS += $(if $(filter-out $(HOST_ARCH),$(BOARD_ARCH)),gcc-$(BOARD_ARCH)-linux-gnu,gcc)
+endif
 
 WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wmissing-prototypes \
 	-Wstrict-prototypes -Wpointer-arith -Wvla -Wno-format-nonliteral -Wno-format-truncation
@@ -73,6 +105,13 @@ KERNEL_DIR := $(DL_DIR)/$(subst :,-,$(BOARD_KERNEL_PKG))
 KERNEL_STAMP := $(KERNEL_DIR)/.complete
 endif
 
+# A board of another architecture gets its busybox from Debian's package for
+# that architecture, unpacked into the download cache (never installed: it
+# would replace the host's /bin/busybox).
+ifneq ($(BOARD_BUSYBOX_PKG),)
+BOARD_BUSYBOX := $(DL_DIR)/$(BOARD_BUSYBOX_PKG)-$(BOARD_DEB_ARCH)/bin/busybox
+endif
+
 .PHONY: all run check bench deps unit clean distclean flash-erase menuconfig print-warnings strata install \
 	olddefconfig savedefconfig help FORCE
 .DEFAULT_GOAL := all
@@ -86,7 +125,7 @@ help:
 # SKIP_DEPS=1: a firmware build provides the host tools itself (README)
 deps:
 ifneq ($(SKIP_DEPS),1)
-	$(Q)$(TOPDIR)/tools/deps.sh
+	$(Q)$(TOPDIR)/tools/deps.sh $(BOARD_DEPS)
 endif
 
 %_defconfig: deps FORCE
@@ -110,13 +149,16 @@ savedefconfig: deps
 
 ifeq ($(wildcard $(CONFIG)),)
 # No configuration yet: use the default board, then build.
-all run: deps
+all run strata: deps
 	@echo "no configuration in $(O); using $(DEFAULT_DEFCONFIG)"
 	$(Q)$(MAKE) -f $(TOPDIR)/Makefile O=$(O) $(DEFAULT_DEFCONFIG)
 	$(Q)$(MAKE) -f $(TOPDIR)/Makefile O=$(O) $@
 else
 
-all: deps $(BUILD)/strata $(BUILD)/mkcpio $(KERNEL_STAMP)
+all: deps $(BUILD)/strata $(BUILD)/mkcpio $(KERNEL_STAMP) $(BOARD_BUSYBOX)
+	$(Q)test "$(TARGET_MACHINE)" = "$(BOARD_ARCH)" || { echo "$(TARGET_CC) builds for" \
+		"$(TARGET_MACHINE), board $(BOARD) is $(BOARD_ARCH): set CROSS_COMPILE, or" \
+		"'make strata' for the init alone" >&2; exit 1; }
 	$(Q)TOPDIR=$(TOPDIR) BUILD=$(BUILD) IMAGES=$(IMAGES) BOARD_DIR=$(BOARD_DIR) \
 		KERNEL_DIR=$(KERNEL_DIR) STRATA_BIN=$(BUILD)/strata MKCPIO=$(BUILD)/mkcpio \
 		BUSYBOX=$(BOARD_BUSYBOX) OVERLAYS="$(call unquote,$(CONFIG_STRATA_ROOTFS_OVERLAYS))" \
@@ -131,7 +173,7 @@ run: all
 
 # The init alone, and the runtime tool installed into a root filesystem
 # (DESTDIR) by a firmware build that assembles its own images.
-strata: $(BUILD)/strata
+strata: deps $(BUILD)/strata
 
 install: $(BUILD)/strata
 	$(Q)install -D -m 0755 $(BUILD)/strata $(DESTDIR)/sbin/strata
@@ -144,19 +186,32 @@ $(BUILD)/strata_config.h: $(CONFIG) $(TOPDIR)/Kconfig $(TOPDIR)/tools/kconfig-he
 	$(Q)mkdir -p $(BUILD)
 	$(Q)$(TOPDIR)/tools/kconfig-header.sh $(TOPDIR)/Kconfig $(CONFIG) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/strata: $(INIT_SRCS) $(INIT_HDRS) $(BUILD)/strata_config.h
+# another compiler (CROSS_COMPILE=) rebuilds the init
+$(BUILD)/target-cc: FORCE
+	$(Q)mkdir -p $(BUILD)
+	$(Q)echo "$(TARGET_CC)" | cmp -s - $@ || echo "$(TARGET_CC)" > $@
+
+$(BUILD)/strata: $(INIT_SRCS) $(INIT_HDRS) $(BUILD)/strata_config.h $(BUILD)/target-cc
 	@echo "  CC      strata ($(TARGET_CC))"
 	$(Q)$(TARGET_CC) $(TARGET_CFLAGS) -o $@.unstripped $(INIT_SRCS)
 	$(Q)$(TARGET_STRIP) -s -R .comment -o $@ $@.unstripped
-	$(Q)if readelf -l $@ | grep -q INTERP; then echo "strata: not static (PT_INTERP present)" >&2; exit 1; fi
-	@echo "  STRIP   strata: $$(stat -c %s $@) bytes"
+	$(Q)if $(TARGET_READELF) -l $@ | grep -q INTERP; then echo "strata: not static (PT_INTERP present)" >&2; exit 1; fi
+	@echo "  STRIP   strata: $$(stat -c %s $@) bytes ($(TARGET_MACHINE))"
 
 $(BUILD)/mkcpio: $(TOPDIR)/tools/mkcpio.c
 	$(Q)mkdir -p $(BUILD)
 	$(Q)$(HOSTCC) -O2 $(WARNINGS) -o $@ $<
 
 $(KERNEL_STAMP):
-	$(Q)$(TOPDIR)/tools/fetch-kernel.sh $(BOARD_KERNEL_PKG) $(KERNEL_DIR)
+	$(Q)KERNEL_ARCH=$(KERNEL_ARCH_$(BOARD_ARCH)) \
+		KERNEL_CROSS=$(if $(filter-out $(HOST_ARCH),$(BOARD_ARCH)),$(BOARD_ARCH)-linux-gnu-) \
+		$(TOPDIR)/tools/fetch-kernel.sh $(BOARD_KERNEL_PKG) $(BOARD_DEB_ARCH) $(KERNEL_DIR) \
+		$(BOARD_KERNEL_EXTRA_MODULES)
+
+ifneq ($(BOARD_BUSYBOX_PKG),)
+$(BOARD_BUSYBOX):
+	$(Q)$(TOPDIR)/tools/fetch-deb.sh $(BOARD_BUSYBOX_PKG):$(BOARD_DEB_ARCH) $(DL_DIR)/$(BOARD_BUSYBOX_PKG)-$(BOARD_DEB_ARCH)
+endif
 
 flash-erase:
 	$(Q)rm -f $(IMAGES)/flash-*.bin

@@ -44,7 +44,25 @@ squash() { # TREE IMAGE [MKSQUASHFS OPTIONS]
 	mksquashfs "$tree" "$img" -noappend -comp xz -quiet "${progress[@]}" "$@" >/dev/null
 }
 
+# The applets of $BUSYBOX with their paths (--list-full). A busybox of another
+# architecture does not run here (unless binfmt_misc hands it to qemu-user):
+# the host's own busybox then lists them, once it is checked that the
+# target's binary carries the very same applet name table.
+busybox_applets() { # OUT
+	if "$BUSYBOX" --list-full > "$1" 2>/dev/null; then return; fi
+	local host=${HOST_BUSYBOX:-/bin/busybox}
+	"$host" --list > "$1.names"
+	python3 -c 'import sys
+names = open(sys.argv[2]).read().split()
+sys.exit(0 if ("\0".join(names) + "\0").encode() in open(sys.argv[1], "rb").read() else 1)' \
+		"$BUSYBOX" "$1.names" ||
+		die "$BUSYBOX does not run here and its applets differ from $host's; use the same busybox version, or install qemu-user-binfmt"
+	"$host" --list-full > "$1"
+}
+
 mkdir -p "$IMAGES"
+applets="$BUILD/busybox.applets"
+busybox_applets "$applets"
 
 # ---- root filesystem: the builder's tree or busybox, + overlays + strata -----
 rootfs="$BUILD/rootfs"
@@ -60,9 +78,9 @@ else
 	mkdir -p "$rootfs"/{bin,sbin,usr/bin,usr/sbin,etc,dev,proc,sys,run,tmp,root,lib,mnt}
 	chmod 1777 "$rootfs/tmp"
 	chmod 0700 "$rootfs/root"
-	step ROOTFS "busybox $("$BUSYBOX" 2>&1 | head -n 1 | awk '{print $2}')"
+	step ROOTFS "busybox $(grep -aom1 'BusyBox v[0-9.]*' "$BUSYBOX" | head -n 1 | cut -c9-)"
 	install -m 0755 "$BUSYBOX" "$rootfs/bin/busybox"
-	"$BUSYBOX" --list-full | sort | while read -r applet; do
+	sort "$applets" | while read -r applet; do
 		[ -e "$rootfs/$applet" ] && continue
 		depth=$(($(tr -cd / <<<"$applet" | wc -c)))
 		rel=$(printf '../%.0s' $(seq 1 "$depth"))bin/busybox
@@ -153,7 +171,7 @@ list="$BUILD/initramfs.list"
 	done
 	if [ "$EMERGENCY_SHELL" = y ]; then
 		echo "file /bin/busybox $BUSYBOX 0755 0 0"
-		"$BUSYBOX" --list-full | sort | while read -r applet; do
+		sort "$applets" | while read -r applet; do
 			case "$applet" in bin/busybox | linuxrc) continue ;; esac
 			echo "slink /$applet /bin/busybox 0777 0 0"
 		done | grep -v -E '^slink /(usr/|sbin/init )' || true

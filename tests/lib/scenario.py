@@ -17,12 +17,13 @@ from vm import Machine  # noqa: E402
 SCENARIOS = []
 
 
-def scenario(board, skip_unless=None):
-    """Registers fn(ctx) as a scenario on board. skip_unless: callable
+def scenario(*boards, skip_unless=None):
+    """Registers fn(ctx) as a scenario on each of boards. skip_unless: callable
     returning None when the scenario can run here, else the reason to skip."""
     def deco(fn):
-        SCENARIOS.append({"name": fn.__name__, "board": board, "fn": fn,
-                          "skip_unless": skip_unless})
+        for board in boards:
+            SCENARIOS.append({"name": fn.__name__, "board": board, "fn": fn,
+                              "skip_unless": skip_unless})
         return fn
     return deco
 
@@ -93,7 +94,7 @@ def load_scenarios(directory):
 
 def run_one(sc, images_root, work_root):
     images = os.path.join(images_root, sc["board"], "images")
-    workdir = os.path.join(work_root, sc["name"])
+    workdir = os.path.join(work_root, sc["board"], sc["name"])
     os.makedirs(workdir, exist_ok=True)
     t0 = time.monotonic()
     if sc["skip_unless"]:
