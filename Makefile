@@ -101,9 +101,10 @@ all run: deps
 	$(Q)$(MAKE) -f $(TOPDIR)/Makefile O=$(O) $@
 else
 
-all: deps $(BUILD)/strata $(BUILD)/mkcpio $(KERNEL_STAMP)
+all: deps $(BUILD)/strata $(BUILD)/mkcpio $(BUILD)/mkverity $(KERNEL_STAMP)
 	$(Q)TOPDIR=$(TOPDIR) BUILD=$(BUILD) IMAGES=$(IMAGES) BOARD_DIR=$(BOARD_DIR) \
 		KERNEL_DIR=$(KERNEL_DIR) STRATA_BIN=$(BUILD)/strata MKCPIO=$(BUILD)/mkcpio \
+		MKVERITY=$(BUILD)/mkverity \
 		BUSYBOX=$(BOARD_BUSYBOX) OVERLAYS="$(call unquote,$(CONFIG_STRATA_ROOTFS_OVERLAYS))" \
 		EMERGENCY_SHELL=$(CONFIG_STRATA_EMERGENCY_SHELL) \
 		INITRAMFS_COMP=$(if $(CONFIG_STRATA_INITRAMFS_GZIP),gzip,xz) \
@@ -128,6 +129,10 @@ $(BUILD)/strata: $(INIT_SRCS) $(INIT_HDRS) $(BUILD)/strata_config.h
 $(BUILD)/mkcpio: $(TOPDIR)/tools/mkcpio.c
 	$(Q)mkdir -p $(BUILD)
 	$(Q)$(HOSTCC) -O2 $(WARNINGS) -o $@ $<
+
+$(BUILD)/mkverity: $(TOPDIR)/tools/mkverity.c
+	$(Q)mkdir -p $(BUILD)
+	$(Q)$(HOSTCC) -O2 $(WARNINGS) -o $@ $< -lfsverity
 
 $(KERNEL_STAMP):
 	$(Q)$(TOPDIR)/tools/fetch-kernel.sh $(BOARD_KERNEL_PKG) $(KERNEL_DIR)
