@@ -6,7 +6,7 @@
 # same configuration gives byte-identical images.
 set -euo pipefail
 : "${TOPDIR:?}" "${BUILD:?}" "${IMAGES:?}" "${BOARD_DIR:?}" "${KERNEL_DIR:?}"
-: "${STRATA_BIN:?}" "${MKCPIO:?}" "${BUSYBOX:?}" "${SOURCE_DATE_EPOCH:?}"
+: "${STRATA_BIN:?}" "${MKCPIO:?}" "${MKVERITY:?}" "${BUSYBOX:?}" "${SOURCE_DATE_EPOCH:?}"
 : "${OVERLAYS:=}" "${EMERGENCY_SHELL:=y}" "${INITRAMFS_COMP:=xz}"
 export SOURCE_DATE_EPOCH
 
@@ -46,7 +46,10 @@ mksquashfs "$rootfs" "$IMAGES/rootfs.squashfs" -noappend -all-root -comp xz \
 
 # ---- flash images (board specific) -----------------------------------------
 step FLASH "$(basename "$BOARD_DIR")"
-ROOTFS_IMG="$IMAGES/rootfs.squashfs" IMAGES="$IMAGES" "$BOARD_DIR/flash.sh"
+# a board that verifies its layers writes the manifest to $BUILD/manifest
+rm -f "$BUILD/manifest"
+ROOTFS_IMG="$IMAGES/rootfs.squashfs" IMAGES="$IMAGES" ROOTFS_DIR="$rootfs" BUILD="$BUILD" \
+	MKVERITY="$MKVERITY" "$BOARD_DIR/flash.sh"
 
 # ---- initramfs ----------------------------------------------------------------
 initramfs="$BUILD/initramfs"
@@ -66,6 +69,7 @@ list="$BUILD/initramfs.list"
 	echo "file /init $STRATA_BIN 0755 0 0"
 	echo "file /etc/strata/modules $initramfs/modules.list 0644 0 0"
 	echo "file /etc/strata/modules.dep $initramfs/modules.list.dep 0644 0 0"
+	[ ! -f "$BUILD/manifest" ] || echo "file /etc/strata/manifest $BUILD/manifest 0644 0 0"
 	for m in $(cd "$initramfs/modules" && ls | sort); do
 		echo "file /lib/modules/$m $initramfs/modules/$m 0644 0 0"
 	done
