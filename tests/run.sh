@@ -38,7 +38,8 @@ tally() {
 # ---- unit tests (host, sanitizers) -------------------------------------------
 pure_srcs="$top/init/opts.c $top/init/mtd.c $top/init/ovl.c $top/init/strbuf.c \
 $top/init/modules.c $top/init/bootrec.c $top/init/json.c $top/init/util.c \
-$top/init/flashid.c $top/init/record.c $top/init/request.c $top/init/inspect.c"
+$top/init/flashid.c $top/init/record.c $top/init/request.c $top/init/inspect.c \
+$top/init/fsverity.c $top/init/manifest.c"
 warnings=$(make -s -C "$top" print-warnings)
 san="-pthread -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 mkdir -p "$out/unit"

@@ -7,7 +7,7 @@
 set -euo pipefail
 : "${TOPDIR:?}" "${BUILD:?}" "${IMAGES:?}" "${BOARD_DIR:?}" "${KERNEL_DIR:?}"
 : "${STRATA_BIN:?}" "${MKCPIO:?}" "${MKVERITY:?}" "${BUSYBOX:?}" "${SOURCE_DATE_EPOCH:?}"
-: "${OVERLAYS:=}" "${EMERGENCY_SHELL:=y}" "${INITRAMFS_COMP:=xz}"
+: "${OVERLAYS:=}" "${EMERGENCY_SHELL:=y}" "${INITRAMFS_COMP:=xz}" "${VERITY:=}" "${ROOT_PART:=rootfs}"
 export SOURCE_DATE_EPOCH
 
 step() { printf '  %-7s %s\n' "$1" "$2"; }
@@ -46,10 +46,19 @@ mksquashfs "$rootfs" "$IMAGES/rootfs.squashfs" -noappend -all-root -comp xz \
 
 # ---- flash images (board specific) -----------------------------------------
 step FLASH "$(basename "$BOARD_DIR")"
-# a board that verifies its layers writes the manifest to $BUILD/manifest
-rm -f "$BUILD/manifest"
+# ROOTFS_DIR: the tree, for boards that split it (mkverity)
 ROOTFS_IMG="$IMAGES/rootfs.squashfs" IMAGES="$IMAGES" ROOTFS_DIR="$rootfs" BUILD="$BUILD" \
 	MKVERITY="$MKVERITY" "$BOARD_DIR/flash.sh"
+
+# ---- manifest: the digest of every layer, pinned by the initramfs ------------
+# LAYERS: NAME=IMAGE[:optional] words, in mount order (top first)
+: "${LAYERS:=$ROOT_PART=$IMAGES/rootfs.squashfs}"
+rm -f "$IMAGES/manifest"
+if [ "$VERITY" = y ]; then
+	step VERITY "$(echo "$LAYERS" | wc -w) layer(s)"
+	# shellcheck disable=SC2086
+	"$TOPDIR/tools/mkmanifest.sh" "$IMAGES/manifest" $LAYERS
+fi
 
 # ---- initramfs ----------------------------------------------------------------
 initramfs="$BUILD/initramfs"
@@ -69,7 +78,7 @@ list="$BUILD/initramfs.list"
 	echo "file /init $STRATA_BIN 0755 0 0"
 	echo "file /etc/strata/modules $initramfs/modules.list 0644 0 0"
 	echo "file /etc/strata/modules.dep $initramfs/modules.list.dep 0644 0 0"
-	[ ! -f "$BUILD/manifest" ] || echo "file /etc/strata/manifest $BUILD/manifest 0644 0 0"
+	[ "$VERITY" != y ] || echo "file /etc/strata/manifest $IMAGES/manifest 0644 0 0"
 	for m in $(cd "$initramfs/modules" && ls | sort); do
 		echo "file /lib/modules/$m $initramfs/modules/$m 0644 0 0"
 	done

@@ -2,7 +2,7 @@
 /*
  * mkverity: splits a root filesystem tree into a content-addressed object
  * store and an overlayfs metadata tree for a data-only lower layer with
- * verity=require; prints manifest lines for images.
+ * verity=require (tools/mkmanifest.sh then pins the metadata image).
  *
  *   mkverity tree [-q] ROOT STORE META
  *     STORE/ab/cdef...  every non-empty regular file of ROOT, named by its
@@ -14,8 +14,6 @@
  *                       trusted.overlay.metacopy (version 0 + the digest) and
  *                       trusted.overlay.redirect "/ab/cdef..." (absolute in
  *                       the data-only layer, whose root is STORE)
- *   mkverity layer NAME IMAGE [optional]
- *     prints "layer NAME BYTES DIGEST[ optional]" for the manifest
  *
  * Needs root (CAP_SYS_ADMIN) for "tree": the kernel lets only it set
  * trusted.* xattrs, and mksquashfs copies them from META into the image
@@ -391,33 +389,12 @@ static int cmd_tree(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_layer(int argc, char **argv)
-{
-	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "optional")))
-		return 2;
-	struct stat sb;
-	uint8_t digest[DIGEST_SIZE];
-	char hex[2 * DIGEST_SIZE + 1];
-	int fd = open(argv[2], O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &sb) < 0)
-		die("cannot open '%s': %s", argv[2], strerror(errno));
-	file_digest(fd, argv[2], (uint64_t)sb.st_size, digest);
-	to_hex(digest, hex);
-	printf("layer %s %llu %s%s\n", argv[1], (unsigned long long)sb.st_size, hex,
-	       argc == 4 ? " optional" : "");
-	return fflush(stdout) == 0 ? 0 : 1;
-}
-
 int main(int argc, char **argv)
 {
 	int r = 2;
 	if (argc > 1 && !strcmp(argv[1], "tree"))
 		r = cmd_tree(argc - 1, argv + 1);
-	else if (argc > 1 && !strcmp(argv[1], "layer"))
-		r = cmd_layer(argc - 1, argv + 1);
 	if (r == 2)
-		fputs("usage: mkverity tree [-q] ROOT STORE META\n"
-		      "       mkverity layer NAME IMAGE [optional]\n",
-		      stderr);
+		fputs("usage: mkverity tree [-q] ROOT STORE META\n", stderr);
 	return r;
 }

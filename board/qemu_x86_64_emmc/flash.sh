@@ -3,8 +3,8 @@
 # Disk image of qemu_x86_64_emmc: mkverity splits the root tree into the
 # object store and the metadata tree; the metadata squashfs goes to the GPT
 # partition "meta", the store to objects/ on the ext4 partition "data"
-# (4 KiB blocks, fs-verity feature), and the manifest line of "meta" to
-# $BUILD/manifest for the initramfs. Built without root privileges for the
+# (4 KiB blocks, fs-verity feature); the manifest names meta.squashfs
+# (LAYERS in board.mk). Built without root privileges for the
 # disk (sfdisk and mke2fs -d work on files); mkverity itself needs root for
 # the trusted.* xattrs.
 set -eu
@@ -19,8 +19,8 @@ mkdir -p "$work/data"
 "$MKVERITY" tree ${MKVERITY_QUIET:+-q} "$ROOTFS_DIR" "$work/data/objects" "$work/meta"
 mksquashfs "$work/meta" "$IMAGES/meta.squashfs" -noappend -all-root -comp xz -quiet \
 	-no-progress >/dev/null
-"$MKVERITY" layer meta "$IMAGES/meta.squashfs" > "$work/manifest.layers"
-{ echo "strata-manifest 1"; cat "$work/manifest.layers"; } > "$BUILD/manifest"
+fsverity digest --compact --hash-alg=sha256 --block-size=4096 "$IMAGES/meta.squashfs" \
+	> "$work/meta.digest"
 
 store_kib=$(du -sk "$work/data" | cut -f1)
 data_mib=$((DATA_MIB + store_kib / 1024 * 2))
@@ -33,7 +33,7 @@ total_mib=$((1 + meta_mib + data_mib + 1))
 # the device's flash: kept across builds unless its metadata image changed
 # (a new image needs its own objects: the disk starts over, loudly)
 disk="$IMAGES/flash-emmc.bin"
-if [ -f "$disk" ] && cmp -s "$work/manifest.layers" "$IMAGES/.flash-emmc.manifest"; then
+if [ -f "$disk" ] && cmp -s "$work/meta.digest" "$IMAGES/.flash-emmc.meta"; then
 	exit 0
 fi
 [ -f "$disk" ] && echo "flash.sh: new metadata image: $disk starts over"
@@ -46,4 +46,4 @@ size=$((data_mib * 2048)), name=data, uuid=1A2B3C4D-0002-4000-8000-000000000002
 EOS
 dd if="$IMAGES/meta.squashfs" of="$disk" bs=$MIB seek=1 conv=notrunc status=none
 dd if="$work/data.ext4" of="$disk" bs=$MIB seek=$((1 + meta_mib)) conv=notrunc status=none
-cp "$work/manifest.layers" "$IMAGES/.flash-emmc.manifest"
+cp "$work/meta.digest" "$IMAGES/.flash-emmc.meta"

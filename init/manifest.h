@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The layer manifest (/etc/strata/manifest): expected fs-verity digest of each layer. Pure code. */
+#ifndef STRATA_MANIFEST_H
+#define STRATA_MANIFEST_H
+
+#include "fsverity.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STRATA_MANIFEST "/etc/strata/manifest"
+#define MANIFEST_MAX_LAYERS 16
+#define MANIFEST_NAME_MAX 64 /* with the NUL */
+#define MANIFEST_ERR_MAX 160
+
+/*
+ *     strata-manifest 1
+ *     layer <name> <bytes> <sha256 fs-verity digest, 64 hex> [optional]
+ *
+ * '#' starts a comment line. <name> is the partition, UBI volume, GPT
+ * partition or image file name as the board finds it; the digest covers the
+ * first <bytes> bytes (a raw volume is longer than the image in it).
+ */
+struct manifest_layer {
+	char name[MANIFEST_NAME_MAX];
+	uint64_t bytes;
+	uint8_t digest[FSVERITY_DIGEST_SIZE];
+	bool optional; /* an add-on the boot may drop when it fails verification */
+};
+
+struct manifest {
+	struct manifest_layer layers[MANIFEST_MAX_LAYERS];
+	size_t n;
+};
+
+/*
+ * Parses the whole text; any bad line rejects the manifest. Returns 0, or
+ * -EBADMSG (-E2BIG: more than MANIFEST_MAX_LAYERS) with err set to a message
+ * that names the line ("line 3: ...").
+ */
+int manifest_parse(struct manifest *m, const char *text, char err[MANIFEST_ERR_MAX]);
+/* The entry for a layer name, or NULL. */
+const struct manifest_layer *manifest_find(const struct manifest *m, const char *name);
+
+#endif
