@@ -4,6 +4,7 @@
 #include "modules.h"
 #include "mtd.h"
 #include "ovl.h"
+#include "store.h"
 #include "strata.h"
 #include "ubi.h"
 #include "util.h"
@@ -274,25 +275,124 @@ static int find_ubi_volumes(struct strata_ctx *ctx, char *lower_dev, size_t devl
 	return r;
 }
 
-static void mount_lower(struct strata_ctx *ctx, const char *dev, const char *dir)
+/* eMMC: GPT partitions by name (PARTNAME), the upper is ext4 formatted at build time */
+static int find_block_partitions(struct strata_ctx *ctx, char *lower_dev, size_t devlen,
+				 struct data_source *ds)
+{
+	uint64_t deadline = now_boottime_ns() + (uint64_t)ctx->opts.rootwait_ms * 1000000u;
+	int r, data_err;
+	for (;;) {
+		r = block_find_partition(ctx->opts.root_part, lower_dev, devlen);
+		data_err = block_find_partition(ctx->opts.data_part, ds->dev, sizeof(ds->dev));
+		if ((r == 0 && data_err == 0) || now_boottime_ns() >= deadline)
+			break;
+		sleep_ms(10);
+	}
+	if (r < 0)
+		fatal(ctx,
+		      "root partition '%s' not found after %u ms: no GPT partition of that name "
+		      "(strata.root= selects another)",
+		      ctx->opts.root_part, ctx->opts.rootwait_ms);
+	if (data_err < 0) {
+		log_error("data partition '%s' not found: no GPT partition of that name "
+			  "(strata.data= selects another)",
+			  ctx->opts.data_part);
+		return data_err;
+	}
+	ds->fstype = "ext4";
+	snprintf(ds->name, sizeof(ds->name), "%s", ctx->opts.data_part);
+	snprintf(ds->src, sizeof(ds->src), "%s", ds->dev);
+	return 0;
+}
+
+/* The lower image is measured against the manifest before anything mounts it. */
+static void verify_lower(struct strata_ctx *ctx, const char *dev, char hex[FSVERITY_HEX_SIZE])
+{
+	char reason[300];
+	uint64_t t0 = now_boottime_ns();
+	int r = layer_verify(ctx->opts.root_part, dev, hex, reason, sizeof(reason));
+	if (r < 0)
+		fatal(ctx, "layer '%s' refused, not mounted: %s", ctx->opts.root_part, reason);
+	log_info("layer '%s' (%s) verified: fs-verity digest %s (%s, %llu ms)", ctx->opts.root_part,
+		 dev, hex, reason, (unsigned long long)((now_boottime_ns() - t0) / 1000000u));
+}
+
+/*
+ * The object store holds the lower's file contents; fs-verity is enabled on
+ * objects that lack it (first boot of a metadata image). Their digests are
+ * pinned by the verified metadata layer, so this is no trust on first use: a
+ * wrong object gets a wrong digest and overlayfs refuses it at open (EIO).
+ * A stamp with the metadata image's digest lets later boots skip the walk.
+ */
+static void store_prepare(struct strata_ctx *ctx, const char *meta_hex, bool degraded)
+{
+	char failed[160];
+	struct store_stats st;
+	if (degraded)
+		fatal(ctx, "object store '%s' unavailable: the data partition is not mounted",
+		      CONFIG_STRATA_STORE_DIR);
+	uint64_t t0 = now_boottime_ns();
+	int r = store_enable_verity(STRATA_STORE, STRATA_DATA_DIR "/strata.verity",
+				    meta_hex[0] ? meta_hex : NULL, &st, failed, sizeof(failed));
+	unsigned long long ms = (now_boottime_ns() - t0) / 1000000u;
+	if (r == -EIO)
+		log_error("object store: cannot enable fs-verity on %u of %u objects (first: %s); "
+			  "reading them fails",
+			  st.failed, st.objects, failed);
+	else if (r < 0)
+		fatal(ctx, "object store %s unusable: %s: %s", STRATA_STORE, failed[0] ? failed : "",
+		      strerror(-r));
+	if (st.skipped)
+		log_info("object store: fs-verity already enabled for this metadata image");
+	else
+		log_notice("object store: fs-verity enabled on %u of %u objects in %llu ms",
+			   st.enabled, st.objects, ms);
+	bootrec_add_layer(&ctx->rec, "data-only", STRATA_STORE, "ext4", STRATA_STORE,
+			  "verity");
+}
+
+static void mount_lower(struct strata_ctx *ctx, const char *dev, const char *dir, bool verified)
 {
 	if (mkdir_p(dir, 0755) < 0 ||
 	    mount(dev, dir, "squashfs", MS_RDONLY | MS_NODEV | MS_NOSUID, NULL) < 0)
 		fatal(ctx, "cannot mount squashfs lower '%s' (%s) on %s: %m", ctx->opts.root_part,
 		      dev, dir);
-	bootrec_add_layer(&ctx->rec, "lower", dev, "squashfs", dir, "mounted");
+	bootrec_add_layer(&ctx->rec, "lower", dev, "squashfs", dir, verified ? "verified" : "mounted");
 	log_info("lower '%s' (%s, squashfs) on %s", ctx->opts.root_part, dev, dir);
 }
 
-static void mount_overlay(struct strata_ctx *ctx, const char *lower, const char *upper,
-			  const char *work, const char *target)
+/* verity=require implies metacopy=on; redirects into the data-only layer are followed */
+static const char *const store_flags[] = { "metacopy=on", "verity=require", NULL };
+
+/*
+ * The new mount API takes each layer as its own parameter (no escaping, no
+ * page-size limit on the option string); kernels without it get mount(2)
+ * with the same layers in one string ("::" before a data-only layer).
+ */
+static void mount_overlay(struct strata_ctx *ctx, const char *lower, const char *datadir,
+			  const char *upper, const char *work, const char *target)
 {
-	char opts[1024];
-	struct ovl_spec spec = { .lowers = { lower }, .n_lowers = 1, .upper = upper, .work = work };
-	int r = ovl_build_options(&spec, opts, sizeof(opts));
+	char opts[1024], msg[256];
+	struct ovl_spec spec = { .lowers = { lower }, .n_lowers = 1, .datadir = datadir,
+				 .upper = upper, .work = work,
+				 .extra = datadir ? "metacopy=on,verity=require" : NULL };
+	if (mkdir_p(target, 0755) < 0)
+		fatal(ctx, "cannot create %s: %m", target);
+	int r = ovl_mount_api(&spec, datadir ? store_flags : NULL, target, msg, sizeof(msg));
+	if (r == 0) {
+		log_debug("overlay on %s (fsopen): lower %s%s%s", target, lower,
+			  datadir ? ", data-only " : "", datadir ? datadir : "");
+		return;
+	}
+	if (r != -ENOSYS)
+		fatal(ctx, "cannot mount the overlay on %s: %s%s%s", target, strerror(-r),
+		      msg[0] ? ": " : "", msg);
+	log_warn("overlay on %s: no new mount API (%s); using mount(2)", target,
+		 msg[0] ? msg : "fsopen: ENOSYS");
+	r = ovl_build_options(&spec, opts, sizeof(opts));
 	if (r < 0)
 		fatal(ctx, "cannot build overlay options for %s: %s", target, strerror(-r));
-	if (mkdir_p(target, 0755) < 0 || mount("overlay", target, "overlay", MS_NOATIME, opts) < 0)
+	if (mount("overlay", target, "overlay", MS_NOATIME, opts) < 0)
 		fatal(ctx, "cannot mount the overlay on %s (%s): %m", target, opts);
 	log_debug("overlay on %s: %s", target, opts);
 }
@@ -304,16 +404,19 @@ static void mount_overlay(struct strata_ctx *ctx, const char *lower, const char 
  */
 static void mount_layers(struct strata_ctx *ctx, const char *lower)
 {
-	mount_overlay(ctx, lower, ctx->system_upper, ctx->system_work, STRATA_SYSTEM_DIR);
+	/* data-only layers live inside the system overlay: depth stays 2 */
+	mount_overlay(ctx, lower, CONFIG_STRATA_STORE_DIR[0] ? STRATA_STORE : NULL,
+		      ctx->system_upper, ctx->system_work, STRATA_SYSTEM_DIR);
 	bootrec_add_layer(&ctx->rec, "system", "overlay", "overlay", STRATA_SYSTEM_DIR, "mounted");
-	mount_overlay(ctx, STRATA_SYSTEM_DIR, ctx->user_upper, ctx->user_work, STRATA_NEWROOT);
+	mount_overlay(ctx, STRATA_SYSTEM_DIR, NULL, ctx->user_upper, ctx->user_work,
+		      STRATA_NEWROOT);
 	bootrec_add_layer(&ctx->rec, "root", "overlay", "overlay", "/", "mounted");
 }
 
 void boot_main(struct strata_ctx *ctx)
 {
 	struct data_source data = { 0 }, user = { 0 };
-	char lower_dev[64], reason[200];
+	char lower_dev[64], reason[200], meta_hex[FSVERITY_HEX_SIZE] = "";
 	int data_err;
 
 	/* SIGCHLD stays default so waitpid works; PID 1 gets no default-fatal signals anyway */
@@ -333,11 +436,15 @@ void boot_main(struct strata_ctx *ctx)
 	ctx->user_separate = CONFIG_STRATA_USER_PART[0] != '\0';
 	data_err = CONFIG_STRATA_UBI
 			   ? find_ubi_volumes(ctx, lower_dev, sizeof(lower_dev), &data, &user)
+		   : CONFIG_STRATA_BLOCK
+			   ? find_block_partitions(ctx, lower_dev, sizeof(lower_dev), &data)
 			   : find_mtd_partitions(ctx, lower_dev, sizeof(lower_dev), &data, &user);
 	phase_end(ctx);
 
 	phase_begin(ctx, "lower");
-	mount_lower(ctx, lower_dev, STRATA_LOWER_DIR "/0");
+	if (CONFIG_STRATA_BLOCK && CONFIG_STRATA_VERITY)
+		verify_lower(ctx, lower_dev, meta_hex);
+	mount_lower(ctx, lower_dev, STRATA_LOWER_DIR "/0", meta_hex[0] != '\0');
 	phase_end(ctx);
 
 	phase_begin(ctx, "upper");
@@ -368,6 +475,12 @@ void boot_main(struct strata_ctx *ctx)
 	}
 	outcome_store(ctx);
 	phase_end(ctx);
+
+	if (CONFIG_STRATA_STORE_DIR[0]) {
+		phase_begin(ctx, "store");
+		store_prepare(ctx, meta_hex, r < 0);
+		phase_end(ctx);
+	}
 
 	phase_begin(ctx, "overlay");
 	mount_layers(ctx, STRATA_LOWER_DIR "/0");
