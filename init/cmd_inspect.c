@@ -93,9 +93,10 @@ int cmd_layers(int argc, char **argv)
 	unsigned lower_index = 0;
 	for (size_t i = 0; i < st.n; i++) {
 		const struct stack_layer *l = &st.layers[i];
-		bool upper = strcmp(l->role, "lower") != 0;
+		bool lower = strcmp(l->role, "lower") == 0;
+		bool upper = !lower && strcmp(l->role, "data-only") != 0;
 		char name[24];
-		if (upper)
+		if (!lower)
 			snprintf(name, sizeof(name), "%s", l->role);
 		else
 			snprintf(name, sizeof(name), "lower%u", lower_index++);
@@ -190,6 +191,8 @@ int cmd_which(int argc, char **argv)
 	size_t found = st.n;
 	char hid_path[REQ_PATH_MAX] = "";
 	for (size_t i = 0; i < st.n && found == st.n && !hid_path[0]; i++) {
+		if (strcmp(st.layers[i].role, "data-only") == 0)
+			continue; /* files by digest, reached only through a redirect */
 		/* an ancestor that is a whiteout or an opaque directory hides what lies below */
 		for (char *slash = strchr(path + 1, '/'); slash && !hid_path[0];
 		     slash = strchr(slash + 1, '/')) {
