@@ -324,7 +324,8 @@ static void walk(struct state *st, const char *src, const char *dst)
 	if (errno)
 		die("cannot read '%s': %s", src, strerror(errno));
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		char *s = path_join(src, names[i]), *t = path_join(dst, names[i]);
 		entry(st, s, t);
@@ -381,6 +382,9 @@ static int cmd_tree(int argc, char **argv)
 	if (d)
 		closedir(d);
 	set_times(&st, st.store, &sb);
+	for (size_t i = 0; i < st.n_links; i++)
+		free(st.links[i].meta);
+	free(st.links);
 	if (!quiet)
 		fprintf(stderr, "%smkverity: %lu regular files, %lu objects (%lu duplicates), "
 				"%llu bytes in the store, %lu other entries\n",

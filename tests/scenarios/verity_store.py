@@ -85,6 +85,18 @@ def emmc_verified_store_good_path(ctx):
     assert "fs-verity enabled on" in vm.out("dmesg | grep 'object store'")
     # every file of the root reads: busybox itself comes from the store
     vm.sh("md5sum /bin/busybox /etc/passwd /sbin/strata > /dev/null")
+    # which: the object a metacopy file redirects to, its pinned and its measured digest
+    obj = object_path(ctx, "/etc/os-release")
+    digest = obj.replace("/objects/", "").replace("/", "")
+    which = json.loads(vm.out("strata which --json /etc/os-release"))
+    assert which["metacopy"] and which["redirect"] == obj[len("/objects"):], which
+    assert which["object"] == "/run/strata/data" + obj, which
+    assert which["pinned_digest"] == which["measured_digest"] == digest, which
+    assert "pinned:   sha256:" + digest in vm.out("strata which /etc/os-release")
+    layers = json.loads(vm.out("strata layers --json"))["layers"]
+    store = [lay for lay in layers if lay["role"] == "data-only"]
+    assert store and store[0]["dir"] == "/run/strata/data/objects", layers
+    assert any(lay["role"] == "lower" for lay in layers), layers
     # the second boot of the same metadata image does not walk the store
     vm.poweroff()
     vm = dev.boot()
