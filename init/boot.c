@@ -378,7 +378,11 @@ static void mount_overlay(struct strata_ctx *ctx, const char *lower, const char 
 				 .extra = datadir ? "metacopy=on,verity=require" : NULL };
 	if (mkdir_p(target, 0755) < 0)
 		fatal(ctx, "cannot create %s: %m", target);
-	int r = ovl_mount_api(&spec, datadir ? store_flags : NULL, target, msg, sizeof(msg));
+	int r = -ENOSYS;
+	if (ctx->opts.legacy_mount)
+		snprintf(msg, sizeof(msg), "strata.mountapi=legacy");
+	else
+		r = ovl_mount_api(&spec, datadir ? store_flags : NULL, target, msg, sizeof(msg));
 	if (r == 0) {
 		log_debug("overlay on %s (fsopen): lower %s%s%s", target, lower,
 			  datadir ? ", data-only " : "", datadir ? datadir : "");

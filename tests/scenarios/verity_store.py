@@ -168,3 +168,18 @@ def emmc_upper_persists_and_reset_full(ctx):
     assert vm.sh("test -e /etc/sysfile", check=False)[0] != 0
     assert vm.out("head -n 1 /etc/os-release") == ORIG_RELEASE
     assert ctx.boot_record(vm)["request_applied"] == "reset --full"
+
+
+@scenario(EMMC)
+def emmc_legacy_mount_fallback(ctx):
+    """Without the new mount API the same stack is mounted with mount(2) and "::"."""
+    vm = ctx.machine().boot(append="strata.mountapi=legacy")
+    system = ctx.mount_at(vm, "/run/strata/system")
+    assert "lowerdir=/run/strata/lower/0::/run/strata/data/objects" in system["options"], system
+    assert "verity=require" in system["options"], system
+    assert "no new mount API (strata.mountapi=legacy); using mount(2)" in \
+        vm.out("dmesg | grep 'strata: overlay on /run/strata/system'")
+    assert vm.out("head -n 1 /etc/os-release") == ORIG_RELEASE
+    layers = json.loads(vm.out("strata layers --json"))["layers"]
+    assert [lay["dir"] for lay in layers if lay["role"] == "data-only"] == \
+        ["/run/strata/data/objects"], layers
