@@ -46,7 +46,7 @@ void phase_end(struct strata_ctx *ctx)
 
 void boot_record_write(struct strata_ctx *ctx)
 {
-	static char json[8192];
+	static char json[16384];
 	int n = bootrec_format_json(&ctx->rec, json, sizeof(json));
 	if (n < 0) {
 		log_error_errno(n, "boot record does not fit in %zu bytes", sizeof(json));
@@ -444,6 +444,15 @@ void boot_main(struct strata_ctx *ctx)
 			   ? find_block_partitions(ctx, lower_dev, sizeof(lower_dev), &data)
 			   : find_mtd_partitions(ctx, lower_dev, sizeof(lower_dev), &data, &user);
 	phase_end(ctx);
+
+	if (CONFIG_STRATA_VERITY) {
+		/* every lower is measured before anything of it is mounted */
+		phase_begin(ctx, "verity");
+		verity_load_manifest(ctx);
+		verity_check_layer(ctx, ctx->opts.root_part, lower_dev, false);
+		verity_check_unlisted(ctx);
+		phase_end(ctx);
+	}
 
 	phase_begin(ctx, "lower");
 	if (CONFIG_STRATA_BLOCK && CONFIG_STRATA_VERITY)

@@ -36,6 +36,16 @@ void bootrec_add_layer(struct bootrec *rec, const char *role, const char *source
 	snprintf(l->state, sizeof(l->state), "%s", state);
 }
 
+struct bootrec_verity *bootrec_add_verity(struct bootrec *rec)
+{
+	if (rec->n_verity >= BOOTREC_MAX_VERITY)
+		return NULL;
+	struct bootrec_verity *v = &rec->verity[rec->n_verity++];
+	memset(v, 0, sizeof(*v));
+	v->state = v->error = "";
+	return v;
+}
+
 int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 {
 	struct strbuf sb;
@@ -108,6 +118,24 @@ int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 		strbuf_puts(&sb, ", \"state\": ");
 		strbuf_json_str(&sb, l->state);
 		strbuf_putc(&sb, '}');
+	}
+	strbuf_puts(&sb, "\n  ],\n  \"verity\": [");
+	for (size_t i = 0; i < rec->n_verity; i++) {
+		const struct bootrec_verity *v = &rec->verity[i];
+		strbuf_puts(&sb, i ? ",\n    {\"layer\": " : "\n    {\"layer\": ");
+		strbuf_json_str(&sb, v->layer);
+		strbuf_puts(&sb, ", \"device\": ");
+		strbuf_json_str(&sb, v->device);
+		strbuf_printf(&sb, ", \"bytes\": %" PRIu64 ", \"expected\": ", v->bytes);
+		strbuf_json_str(&sb, v->expected);
+		strbuf_puts(&sb, ", \"measured\": ");
+		strbuf_json_str(&sb, v->measured);
+		strbuf_puts(&sb, ", \"state\": ");
+		strbuf_json_str(&sb, v->state);
+		strbuf_puts(&sb, ", \"error\": ");
+		strbuf_json_str(&sb, v->error);
+		strbuf_printf(&sb, ", \"optional\": %s, \"ns\": %" PRIu64 "}",
+			      v->optional ? "true" : "false", v->ns);
 	}
 	strbuf_puts(&sb, "\n  ]\n}\n");
 	return strbuf_result(&sb);

@@ -11,6 +11,7 @@
 
 #define BOOTREC_MAX_PHASES 16
 #define BOOTREC_MAX_LAYERS 8
+#define BOOTREC_MAX_VERITY 8
 
 struct bootrec_phase {
 	const char *name;
@@ -23,6 +24,18 @@ struct bootrec_layer {
 	char fstype[16];
 	char mountpoint[64];
 	char state[16]; /* "mounted", "tmpfs", ... */
+};
+
+/* A layer measured against the manifest (CONFIG_STRATA_VERITY). */
+struct bootrec_verity {
+	char layer[64];
+	char device[48];
+	uint64_t bytes; /* what the manifest says was measured; 0 when not listed */
+	char expected[65], measured[65]; /* hex; empty: not listed / not measured */
+	const char *state; /* "verified" or "refused" */
+	const char *error; /* why it was refused, "" when verified */
+	bool optional;
+	uint64_t ns; /* time it took */
 };
 
 struct bootrec {
@@ -50,6 +63,8 @@ struct bootrec {
 	size_t n_phases;
 	struct bootrec_layer layers[BOOTREC_MAX_LAYERS];
 	size_t n_layers;
+	struct bootrec_verity verity[BOOTREC_MAX_VERITY];
+	size_t n_verity;
 };
 
 void bootrec_phase_begin(struct bootrec *rec, const char *name, uint64_t now_ns);
@@ -57,6 +72,8 @@ void bootrec_phase_end(struct bootrec *rec, uint64_t now_ns);
 /* Adds a layer; strings that do not fit are cut (the record is informational). */
 void bootrec_add_layer(struct bootrec *rec, const char *role, const char *source,
 		       const char *fstype, const char *mountpoint, const char *state);
+/* A slot for a verity entry, zeroed; NULL when the record is full. */
+struct bootrec_verity *bootrec_add_verity(struct bootrec *rec);
 /* Returns the length or -ENAMETOOLONG. */
 int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(FSVERITY_PORTABLE_ONLY)
 #include <cpuid.h>
 #include <immintrin.h>
 #define HAVE_SHANI_CODE 1
@@ -37,26 +37,28 @@ static inline uint32_t ror(uint32_t x, unsigned n)
 static void sha256_blocks_c(uint32_t st[8], const uint8_t *p, size_t nblocks)
 {
 	for (; nblocks--; p += 64) {
-		uint32_t w[64], s[8];
-		for (int i = 0; i < 16; i++)
-			w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-			       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-		for (int i = 16; i < 64; i++)
-			w[i] = w[i - 16] + w[i - 7] +
-			       (ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3)) +
-			       (ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10));
-		memcpy(s, st, sizeof(s));
+		uint32_t w[16], a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5],
+				g = st[6], h = st[7];
 		for (int i = 0; i < 64; i++) {
-			uint32_t t1 = s[7] + (ror(s[4], 6) ^ ror(s[4], 11) ^ ror(s[4], 25)) +
-				      ((s[4] & s[5]) ^ (~s[4] & s[6])) + sha256_k[i] + w[i];
-			uint32_t t2 = (ror(s[0], 2) ^ ror(s[0], 13) ^ ror(s[0], 22)) +
-				      ((s[0] & s[1]) ^ (s[0] & s[2]) ^ (s[1] & s[2]));
-			memmove(s + 1, s, 7 * sizeof(s[0]));
-			s[4] += t1;
-			s[0] = t1 + t2;
+			uint32_t x;
+			if (i < 16) {
+				x = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+				    (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+			} else {
+				/* the message schedule in a ring of 16 words */
+				uint32_t w15 = w[(i - 15) & 15], w2 = w[(i - 2) & 15];
+				x = w[i & 15] + w[(i - 7) & 15] +
+				    (ror(w15, 7) ^ ror(w15, 18) ^ (w15 >> 3)) +
+				    (ror(w2, 17) ^ ror(w2, 19) ^ (w2 >> 10));
+			}
+			w[i & 15] = x;
+			uint32_t t1 = h + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) +
+				      sha256_k[i] + x;
+			uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+			h = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
 		}
-		for (int i = 0; i < 8; i++)
-			st[i] += s[i];
+		st[0] += a, st[1] += b, st[2] += c, st[3] += d;
+		st[4] += e, st[5] += f, st[6] += g, st[7] += h;
 	}
 }
 

@@ -4,6 +4,7 @@
 #define STRATA_H
 
 #include "bootrec.h"
+#include "manifest.h"
 #include "opts.h"
 
 #include <stdbool.h>
@@ -32,6 +33,8 @@ struct strata_ctx {
 	char system_upper[96], system_work[96], user_upper[96], user_work[96];
 	unsigned powercut_steps; /* steps of applying a request so far (strata.powercut=N) */
 	bool user_separate; /* the user layer is on its own partition/volume (CONFIG_STRATA_USER_PART) */
+	struct manifest manifest; /* expected layer digests (CONFIG_STRATA_VERITY) */
+	uint32_t manifest_used;   /* bit i: manifest.layers[i] belongs to a layer of this board */
 };
 
 /* boot.c */
@@ -67,6 +70,22 @@ void layers_discard_trash(void);
 /* outcome.c: the boot-outcome record (CONFIG_STRATA_RECORD_PART) */
 void outcome_load(struct strata_ctx *ctx);
 void outcome_store(struct strata_ctx *ctx);
+
+/* verity.c: layers measured against the manifest (CONFIG_STRATA_VERITY) */
+/* Reads STRATA_MANIFEST into ctx->manifest; a missing or malformed manifest is fatal. */
+void verity_load_manifest(struct strata_ctx *ctx);
+/*
+ * Computes the fs-verity digest of the manifest's length of dev (on every
+ * CPU) and compares it with the manifest's entry for name; records the result
+ * in boot.json. 0: verified. A layer that is not listed, cannot be read or
+ * does not match is refused with one message naming the layer and both
+ * digests: when droppable (an add-on) and the manifest marks it optional,
+ * -errno is returned and the caller boots without it; otherwise the boot
+ * record is written and the fatal policy applies (no return).
+ */
+int verity_check_layer(struct strata_ctx *ctx, const char *name, const char *dev, bool droppable);
+/* A manifest entry no layer of this board claimed: fatal unless it is optional. */
+void verity_check_unlisted(struct strata_ctx *ctx);
 
 /* switchroot.c */
 int switch_root_into(struct strata_ctx *ctx, const char *newroot);

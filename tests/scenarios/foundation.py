@@ -49,7 +49,7 @@ def boot_record_has_phases(ctx):
     rec = ctx.boot_record(vm)
     assert 0 < rec["init_start_ns"] < rec["exec_ns"], rec
     names = [p["name"] for p in rec["phases"]]
-    assert names == ["api-mounts", "cmdline", "modules", "partitions", "lower", "upper",
+    assert names == ["api-mounts", "cmdline", "modules", "partitions", "verity", "lower", "upper",
                      "overlay", "switch-root"], names
     prev = rec["init_start_ns"]
     for p in rec["phases"]:

@@ -110,6 +110,24 @@ static void bootrec_round_trips(void)
 	CHECK(json_get_string(json, "nope", s, sizeof(s)) == -ENOENT);
 	CHECK(json_get_string(json, "fstype", s, sizeof(s)) == 0);
 	CHECK_STR(s, "squashfs");
+	struct bootrec_verity *ver = bootrec_add_verity(&rec);
+	CHECK(ver != NULL);
+	snprintf(ver->layer, sizeof(ver->layer), "rootfs");
+	snprintf(ver->measured, sizeof(ver->measured), "%064d", 7);
+	ver->state = "refused";
+	ver->bytes = 4097;
+	CHECK(bootrec_format_json(&rec, json, sizeof(json)) > 0);
+	char hex[65];
+	CHECK(json_get_string(json, "measured", hex, sizeof(hex)) == 0 && strlen(hex) == 64 &&
+	      hex[63] == '7');
+	ver->error = "digest mismatch";
+	CHECK(bootrec_format_json(&rec, json, sizeof(json)) > 0);
+	CHECK(json_get_string(json, "error", s, sizeof(s)) == 0);
+	CHECK_STR(s, "digest mismatch");
+	CHECK(json_get_u64(json, "bytes", &v) == 0 && v == 4097);
+	for (int i = 1; i < BOOTREC_MAX_VERITY; i++)
+		CHECK(bootrec_add_verity(&rec) != NULL);
+	CHECK(bootrec_add_verity(&rec) == NULL);
 	char small[16];
 	CHECK(bootrec_format_json(&rec, small, sizeof(small)) == -ENAMETOOLONG);
 }

@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Squashfs layers on raw NOR (phram) and UBI volumes measured against the
+manifest in the initramfs: the good path, a tampered volume, a manifest that
+matches nothing, a layer the manifest does not list, and one it lists that the
+board does not have."""
+import os
+import re
+import struct
+import subprocess
+import zlib
+
+from scenario import scenario
+
+NOR = "qemu_x86_64_nor"
+NAND = "qemu_x86_64_nand"
+
+
+def fsverity_digest(path):
+    out = subprocess.check_output(["fsverity", "digest", "--compact", path], text=True)
+    return out.strip()
+
+
+def prefix_digest(ctx, path, nbytes):
+    """The fs-verity digest of the first nbytes of path, as `fsverity digest` computes it."""
+    tmp = os.path.join(ctx.workdir, "prefix.img")
+    with open(path, "rb") as f, open(tmp, "wb") as g:
+        g.write(f.read(nbytes))
+    return fsverity_digest(tmp)
+
+
+def squashfs(ctx):
+    return os.path.join(ctx.images, "rootfs.squashfs")
+
+
+def assert_verified(ctx, vm):
+    img = squashfs(ctx)
+    rec = ctx.boot_record(vm)
+    # the device that was measured is the one mounted
+    device = ctx.mount_at(vm, "/run/strata/lower/0")["source"]
+    want = fsverity_digest(img)
+    assert rec["verity"] == [{"layer": "rootfs", "device": device,
+                              "bytes": os.path.getsize(img), "expected": want,
+                              "measured": want, "state": "verified", "error": "",
+                              "optional": False, "ns": rec["verity"][0]["ns"]}], rec["verity"]
+    phase = [p for p in rec["phases"] if p["name"] == "verity"]
+    assert len(phase) == 1 and phase[0]["end_ns"] > phase[0]["start_ns"], rec["phases"]
+    assert rec["mode"] == "normal", rec
+    assert "strata: layer 'rootfs' verified: fs-verity digest %s" % want in vm.out("dmesg")
+
+
+@scenario(NOR)
+def verity_nor_layer_verified(ctx):
+    assert_verified(ctx, ctx.machine().boot())
+
+
+@scenario(NAND)
+def verity_nand_layer_verified(ctx):
+    assert_verified(ctx, ctx.machine().boot())
+
+
+# phram and block2mtd load in parallel: the NOR rootfs is mtd0 or mtd2
+NOR_DEV, NAND_DEV = r"/dev/mtdblock\d", r"/dev/ubiblock0_0"
+
+
+def assert_refused(vm, device, expected, measured):
+    """One message names the layer and both digests."""
+    vm.expect(r"strata: FATAL: layer 'rootfs' \(%s\) refused: fs-verity digest %s, "
+              r"the manifest expects %s" % (device, measured, expected), 90, from_start=True)
+
+
+def record_of_refusal(ctx, vm, device, expected, measured, error):
+    """boot.json says so, and nothing of the layer was mounted."""
+    rec = ctx.boot_record(vm)
+    v = rec["verity"]
+    assert len(v) == 1 and v[0]["layer"] == "rootfs" and re.fullmatch(device, v[0]["device"]), v
+    assert (v[0]["state"], v[0]["expected"], v[0]["measured"], v[0]["error"]) == \
+        ("refused", expected, measured, error), v
+    # the layer was never mounted: no squashfs anywhere
+    assert not [m for m in ctx.mounts(vm) if m["fstype"] in ("squashfs", "overlay")], \
+        ctx.mounts(vm)
+    dmesg = vm.out("dmesg")
+    assert dmesg.count("refused") == 1, dmesg
+
+
+@scenario(NOR)
+def verity_nor_flipped_byte_is_refused(ctx):
+    dev = ctx.machine()
+    img = squashfs(ctx)
+    size = os.path.getsize(img)
+    # the NOR image QEMU loads: a private, tampered copy of it
+    flash = dev.path("flash-rootfs.bin")
+    data = bytearray(open(flash, "rb").read())
+    os.unlink(flash)
+    data[size // 2] ^= 0x01
+    with open(flash, "wb") as f:
+        f.write(data)
+    expected = fsverity_digest(img)
+    measured = prefix_digest(ctx, flash, size)
+    assert measured != expected
+    # default policy: the emergency shell, strata still PID 1
+    vm = dev.boot()
+    assert_refused(vm, NOR_DEV, expected, measured)
+    assert "(strata emergency)" in vm.text
+    record_of_refusal(ctx, vm, NOR_DEV, expected, measured, "digest mismatch")
+
+
+# UBI headers (big endian); CRCs are crc32 seeded with ~0 without the final
+# inversion, i.e. zlib's crc32 inverted.
+UBI_VID_MAGIC = b"UBI!"
+PEB, VID_OFF, DATA_OFF = 131072, 64, 128
+
+
+def ubi_crc(data):
+    return zlib.crc32(data) ^ 0xffffffff
+
+
+def flip_in_static_volume(path, vol_id, offset):
+    """Flips one bit at offset of a static UBI volume and fixes the LEB's data
+    CRC and the VID header CRC, as someone rewriting the flash would: UBI's own
+    checks pass, only the digest can tell."""
+    leb_size = PEB - DATA_OFF
+    lnum, off = divmod(offset, leb_size)
+    with open(path, "r+b") as f:
+        flash = f.read()
+        for peb in range(len(flash) // PEB):
+            base = peb * PEB
+            vid = bytearray(flash[base + VID_OFF:base + VID_OFF + 64])
+            if vid[:4] != UBI_VID_MAGIC:
+                continue
+            v, l = struct.unpack(">II", vid[8:16])
+            if (v, l) != (vol_id, lnum):
+                continue
+            data_size = struct.unpack(">I", vid[20:24])[0]
+            assert off < data_size, (off, data_size)
+            leb = bytearray(flash[base + DATA_OFF:base + DATA_OFF + data_size])
+            leb[off] ^= 0x01
+            vid[32:36] = struct.pack(">I", ubi_crc(bytes(leb)))
+            vid[60:64] = struct.pack(">I", ubi_crc(bytes(vid[:60])))
+            f.seek(base + DATA_OFF + off)
+            f.write(leb[off:off + 1])
+            f.seek(base + VID_OFF)
+            f.write(vid)
+            return
+    raise AssertionError("LEB %d of UBI volume %d not found" % (lnum, vol_id))
+
+
+@scenario(NAND)
+def verity_nand_flipped_byte_is_refused_and_reboots(ctx):
+    dev = ctx.machine()
+    img = squashfs(ctx)
+    size = os.path.getsize(img)
+    at = size // 2
+    flip_in_static_volume(dev.path("flash-data.bin"), 0, at)
+    expected = fsverity_digest(img)
+    tampered = os.path.join(ctx.workdir, "tampered.squashfs")
+    data = bytearray(open(img, "rb").read())
+    data[at] ^= 0x01
+    open(tampered, "wb").write(data)
+    measured = fsverity_digest(tampered)
+    vm = dev.boot(append="strata.fatal=reboot", wait_shell=False)
+    assert_refused(vm, NAND_DEV, expected, measured)
+    vm.expect(r"rebooting in \d+ s", 30)
+    vm.wait_exit(60)  # -no-reboot: the reboot ends QEMU
+    assert "(strata emergency)" not in vm.text and "exec /sbin/init" not in vm.text
+    assert vm.text.count("refused") == 1, vm.text
+
+
+def initramfs_with_manifest(ctx, dev, manifest):
+    """Rebuilds the board's initramfs into dev's images with another /etc/strata/manifest."""
+    build = os.path.join(os.path.dirname(ctx.images), "build")
+    path = os.path.join(ctx.workdir, "manifest-%d" % len(os.listdir(ctx.workdir)))
+    open(path, "w").write(manifest)
+    lst = open(os.path.join(build, "initramfs.list")).read()
+    lst, n = re.subn(r"^file /etc/strata/manifest .*$",
+                     "file /etc/strata/manifest %s 0644 0 0" % path, lst, flags=re.M)
+    assert n == 1, "the initramfs carries no manifest"
+    lpath = path + ".list"
+    open(lpath, "w").write(lst)
+    out = dev.path("initramfs.cpio.xz")
+    if os.path.lexists(out):
+        os.unlink(out)
+    with open(out, "wb") as f:
+        cpio = subprocess.Popen([os.path.join(build, "mkcpio"), lpath], stdout=subprocess.PIPE)
+        subprocess.check_call(["xz", "-0", "--check=crc32", "-T1"], stdin=cpio.stdout, stdout=f)
+        assert cpio.wait() == 0
+
+
+@scenario(NOR)
+def verity_manifest_matching_nothing_is_refused_and_hangs(ctx):
+    dev = ctx.machine()
+    img = squashfs(ctx)
+    size = os.path.getsize(img)
+    # a well-formed manifest whose digest is that of no image of this board
+    wrong = fsverity_digest(os.path.join(ctx.images, "kernel"))
+    initramfs_with_manifest(ctx, dev, "strata-manifest 1\nlayer rootfs %d %s\n" % (size, wrong))
+    vm = dev.boot(append="strata.fatal=hang", wait_shell=False)
+    measured = fsverity_digest(img)
+    assert_refused(vm, NOR_DEV, wrong, measured)
+    vm.expect(r"system halted; power-cycle the device", 30)
+    vm.kill()
+    assert "(strata emergency)" not in vm.text and "exec /sbin/init" not in vm.text
+
+
+@scenario(NOR)
+def verity_unlisted_and_missing_layers_are_refused(ctx):
+    dev = ctx.machine()
+    img = squashfs(ctx)
+    good = "layer rootfs %d %s\n" % (os.path.getsize(img), fsverity_digest(img))
+    # the board's layer is not in the manifest
+    initramfs_with_manifest(ctx, dev, "strata-manifest 1\n" + good.replace("rootfs", "rootfs2"))
+    vm = dev.boot()
+    vm.expect(r"FATAL: layer 'rootfs' \(%s\) is not in the manifest /etc/strata/manifest"
+              % NOR_DEV, 60, from_start=True)
+    v = ctx.boot_record(vm)["verity"]
+    assert [(x["layer"], x["state"], x["error"], x["measured"]) for x in v] == \
+        [("rootfs", "refused", "not in the manifest", "")], v
+    assert not [m for m in ctx.mounts(vm) if m["fstype"] == "squashfs"]
+    # the manifest names a layer the board does not have
+    initramfs_with_manifest(ctx, dev, "strata-manifest 1\n" + good +
+                            good.replace("rootfs", "rootfs_extra"))
+    vm = dev.boot()
+    vm.expect(re.escape("FATAL: the manifest /etc/strata/manifest lists layer 'rootfs_extra', "
+                        "which this board does not have"), 60, from_start=True)
+    assert not [m for m in ctx.mounts(vm) if m["fstype"] == "squashfs"]
+    # ... unless it is optional: a warning, and the boot goes on
+    initramfs_with_manifest(ctx, dev, "strata-manifest 1\n" + good +
+                            good.replace("rootfs", "rootfs_extra").strip() + " optional\n")
+    vm = dev.boot()
+    assert ctx.boot_record(vm)["mode"] == "normal"
+    assert "the manifest lists the optional layer 'rootfs_extra', which this board does not " \
+        "have" in vm.out("dmesg")
+    # a malformed manifest: nothing can be verified, nothing is mounted
+    initramfs_with_manifest(ctx, dev, "strata-manifest 1\nlayer rootfs 12 nothex\n")
+    vm = dev.boot()
+    vm.expect(re.escape("FATAL: layer manifest /etc/strata/manifest: line 2: bad digest of layer "
+                        "'rootfs'"), 60, from_start=True)
+    assert not [m for m in ctx.mounts(vm) if m["fstype"] == "squashfs"]
