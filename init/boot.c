@@ -305,29 +305,21 @@ static int find_block_partitions(struct strata_ctx *ctx, char *lower_dev, size_t
 	return 0;
 }
 
-/* The lower image is measured against the manifest before anything mounts it. */
-static void verify_lower(struct strata_ctx *ctx, const char *dev, char hex[FSVERITY_HEX_SIZE])
-{
-	char reason[300];
-	uint64_t t0 = now_boottime_ns();
-	int r = layer_verify(ctx->opts.root_part, dev, hex, reason, sizeof(reason));
-	if (r < 0)
-		fatal(ctx, "layer '%s' refused, not mounted: %s", ctx->opts.root_part, reason);
-	log_info("layer '%s' (%s) verified: fs-verity digest %s (%s, %llu ms)", ctx->opts.root_part,
-		 dev, hex, reason, (unsigned long long)((now_boottime_ns() - t0) / 1000000u));
-}
-
 /*
  * The object store holds the lower's file contents; fs-verity is enabled on
  * objects that lack it (first boot of a metadata image). Their digests are
  * pinned by the verified metadata layer, so this is no trust on first use: a
  * wrong object gets a wrong digest and overlayfs refuses it at open (EIO).
- * A stamp with the metadata image's digest lets later boots skip the walk.
+ * A stamp with the metadata image's digest lets later boots skip the walk
+ * (without verification there is no such digest: every boot walks).
  */
-static void store_prepare(struct strata_ctx *ctx, const char *meta_hex, bool degraded)
+static void store_prepare(struct strata_ctx *ctx, bool degraded)
 {
-	char failed[160];
+	char failed[160], meta_hex[FSVERITY_HEX_SIZE] = "";
 	struct store_stats st;
+	const struct manifest_layer *meta = manifest_find(&ctx->manifest, ctx->opts.root_part);
+	if (CONFIG_STRATA_VERITY && meta) /* verified before the lower was mounted */
+		fsverity_to_hex(meta->digest, meta_hex);
 	if (degraded)
 		fatal(ctx, "object store '%s' unavailable: the data partition is not mounted",
 		      CONFIG_STRATA_STORE_DIR);
@@ -351,13 +343,13 @@ static void store_prepare(struct strata_ctx *ctx, const char *meta_hex, bool deg
 			  "verity");
 }
 
-static void mount_lower(struct strata_ctx *ctx, const char *dev, const char *dir, bool verified)
+static void mount_lower(struct strata_ctx *ctx, const char *dev, const char *dir)
 {
 	if (mkdir_p(dir, 0755) < 0 ||
 	    mount(dev, dir, "squashfs", MS_RDONLY | MS_NODEV | MS_NOSUID, NULL) < 0)
 		fatal(ctx, "cannot mount squashfs lower '%s' (%s) on %s: %m", ctx->opts.root_part,
 		      dev, dir);
-	bootrec_add_layer(&ctx->rec, "lower", dev, "squashfs", dir, verified ? "verified" : "mounted");
+	bootrec_add_layer(&ctx->rec, "lower", dev, "squashfs", dir, "mounted");
 	log_info("lower '%s' (%s, squashfs) on %s", ctx->opts.root_part, dev, dir);
 }
 
@@ -420,7 +412,7 @@ static void mount_layers(struct strata_ctx *ctx, const char *lower)
 void boot_main(struct strata_ctx *ctx)
 {
 	struct data_source data = { 0 }, user = { 0 };
-	char lower_dev[64], reason[200], meta_hex[FSVERITY_HEX_SIZE] = "";
+	char lower_dev[64], reason[200];
 	int data_err;
 
 	/* SIGCHLD stays default so waitpid works; PID 1 gets no default-fatal signals anyway */
@@ -455,9 +447,7 @@ void boot_main(struct strata_ctx *ctx)
 	}
 
 	phase_begin(ctx, "lower");
-	if (CONFIG_STRATA_BLOCK && CONFIG_STRATA_VERITY)
-		verify_lower(ctx, lower_dev, meta_hex);
-	mount_lower(ctx, lower_dev, STRATA_LOWER_DIR "/0", meta_hex[0] != '\0');
+	mount_lower(ctx, lower_dev, STRATA_LOWER_DIR "/0");
 	phase_end(ctx);
 
 	phase_begin(ctx, "upper");
@@ -491,7 +481,7 @@ void boot_main(struct strata_ctx *ctx)
 
 	if (CONFIG_STRATA_STORE_DIR[0]) {
 		phase_begin(ctx, "store");
-		store_prepare(ctx, meta_hex, r < 0);
+		store_prepare(ctx, r < 0);
 		phase_end(ctx);
 	}
 

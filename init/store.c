@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Block partitions by GPT name, layer measurement, the fs-verity object store, the overlay mount. */
 #include "fsverity.h"
-#include "manifest.h"
 #include "store.h"
 #include "util.h"
 
@@ -79,47 +78,6 @@ int layer_measure(const char *path, uint64_t bytes, uint8_t digest[FSVERITY_DIGE
 	}
 	close(fd);
 	return r;
-}
-
-int layer_verify(const char *name, const char *path, char hex[FSVERITY_HEX_SIZE], char *reason,
-		 size_t len)
-{
-	static char text[4096];
-	static struct manifest m;
-	char err[MANIFEST_ERR_MAX], want[FSVERITY_HEX_SIZE], got[FSVERITY_HEX_SIZE];
-	uint8_t digest[FSVERITY_DIGEST_SIZE];
-	bool kernel;
-	ssize_t n = read_file(STRATA_MANIFEST, text, sizeof(text));
-	if (n < 0) {
-		snprintf(reason, len, "cannot read %s: %s", STRATA_MANIFEST, strerror((int)-n));
-		return (int)n;
-	}
-	int r = manifest_parse(&m, text, err);
-	if (r < 0) {
-		snprintf(reason, len, "%s: %s", STRATA_MANIFEST, err);
-		return r;
-	}
-	const struct manifest_layer *l = manifest_find(&m, name);
-	if (!l) {
-		snprintf(reason, len, "layer '%s' is not in %s", name, STRATA_MANIFEST);
-		return -ENOENT;
-	}
-	r = layer_measure(path, l->bytes, digest, &kernel);
-	if (r < 0) {
-		snprintf(reason, len, "cannot measure layer '%s' (%s, %llu bytes): %s", name, path,
-			 (unsigned long long)l->bytes, strerror(-r));
-		return r;
-	}
-	if (memcmp(digest, l->digest, FSVERITY_DIGEST_SIZE) != 0) {
-		fsverity_to_hex(l->digest, want);
-		fsverity_to_hex(digest, got);
-		snprintf(reason, len, "layer '%s' (%s): fs-verity digest %s, manifest expects %s",
-			 name, path, got, want);
-		return -EBADMSG;
-	}
-	fsverity_to_hex(digest, hex);
-	snprintf(reason, len, "%s", kernel ? "fs-verity" : "computed");
-	return 0;
 }
 
 /* fs-verity on one object; EEXIST: it has it already */

@@ -20,14 +20,6 @@ int block_find_partition(const char *partname, char *dev, size_t len);
 int layer_measure(const char *path, uint64_t bytes, uint8_t digest[FSVERITY_DIGEST_SIZE],
 		  bool *kernel);
 
-/*
- * Measures path against the manifest's entry for name. 0: hex holds the
- * digest, reason how it was measured; -errno: reason says what is wrong (not
- * in the manifest, unreadable, or "digest X, manifest expects Y").
- */
-int layer_verify(const char *name, const char *path, char hex[FSVERITY_HEX_SIZE], char *reason,
-		 size_t len);
-
 struct store_stats {
 	unsigned objects, enabled, failed;
 	bool skipped; /* the stamp matched: nothing walked */
