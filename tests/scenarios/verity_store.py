@@ -187,3 +187,13 @@ def emmc_legacy_mount_fallback(ctx):
     layers = json.loads(vm.out("strata layers --json"))["layers"]
     assert [lay["dir"] for lay in layers if lay["role"] == "data-only"] == \
         ["/run/strata/data/objects"], layers
+
+
+@scenario(EMMC)
+def emmc_store_without_data_partition_is_fatal(ctx):
+    """A tmpfs upper cannot stand in for the store: the files' data would be missing."""
+    vm = ctx.machine().boot(append="strata.data=nosuch", wait_shell=False)
+    vm.expect(r"data partition 'nosuch' not found: no GPT partition of that name", 60)
+    vm.expect(r"object store 'objects' unavailable: the data partition is not mounted", 30)
+    vm.wait_shell(60)  # the fatal policy: emergency shell
+    assert "/newroot" not in vm.out("cat /proc/mounts")
