@@ -361,23 +361,19 @@ static const char *const store_flags[] = { "metacopy=on", "verity=require", NULL
  * page-size limit on the option string); kernels without it get mount(2)
  * with the same layers in one string ("::" before a data-only layer).
  */
-static void mount_overlay(struct strata_ctx *ctx, const char *lower, const char *datadir,
-			  const char *upper, const char *work, const char *target)
+static void mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, const char *target)
 {
 	char opts[1024], msg[256];
-	struct ovl_spec spec = { .lowers = { lower }, .n_lowers = 1, .datadir = datadir,
-				 .upper = upper, .work = work,
-				 .extra = datadir ? "metacopy=on,verity=require" : NULL };
 	if (mkdir_p(target, 0755) < 0)
 		fatal(ctx, "cannot create %s: %m", target);
 	int r = -ENOSYS;
 	if (ctx->opts.legacy_mount)
 		snprintf(msg, sizeof(msg), "strata.mountapi=legacy");
 	else
-		r = ovl_mount_api(&spec, datadir ? store_flags : NULL, target, msg, sizeof(msg));
+		r = ovl_mount_api(spec, spec->datadir ? store_flags : NULL, target, msg, sizeof(msg));
 	if (r == 0) {
-		log_debug("overlay on %s (fsopen): lower %s%s%s", target, lower,
-			  datadir ? ", data-only " : "", datadir ? datadir : "");
+		log_debug("overlay on %s (fsopen): %zu lower(s)%s%s", target, spec->n_lowers,
+			  spec->datadir ? ", data-only " : "", spec->datadir ? spec->datadir : "");
 		return;
 	}
 	if (r != -ENOSYS)
@@ -385,7 +381,7 @@ static void mount_overlay(struct strata_ctx *ctx, const char *lower, const char 
 		      msg[0] ? ": " : "", msg);
 	log_warn("overlay on %s: no new mount API (%s); using mount(2)", target,
 		 msg[0] ? msg : "fsopen: ENOSYS");
-	r = ovl_build_options(&spec, opts, sizeof(opts));
+	r = ovl_build_options(spec, opts, sizeof(opts));
 	if (r < 0)
 		fatal(ctx, "cannot build overlay options for %s: %s", target, strerror(-r));
 	if (mount("overlay", target, "overlay", MS_NOATIME, opts) < 0)
@@ -401,11 +397,16 @@ static void mount_overlay(struct strata_ctx *ctx, const char *lower, const char 
 static void mount_layers(struct strata_ctx *ctx, const char *lower)
 {
 	/* data-only layers live inside the system overlay: depth stays 2 */
-	mount_overlay(ctx, lower, CONFIG_STRATA_STORE_DIR[0] ? STRATA_STORE : NULL,
-		      ctx->system_upper, ctx->system_work, STRATA_SYSTEM_DIR);
+	struct ovl_spec system = { .lowers = { lower }, .n_lowers = 1,
+				   .datadir = CONFIG_STRATA_STORE_DIR[0] ? STRATA_STORE : NULL,
+				   .upper = ctx->system_upper, .work = ctx->system_work };
+	if (system.datadir)
+		system.extra = "metacopy=on,verity=require"; /* the mount(2) fallback's */
+	mount_overlay(ctx, &system, STRATA_SYSTEM_DIR);
 	bootrec_add_layer(&ctx->rec, "system", "overlay", "overlay", STRATA_SYSTEM_DIR, "mounted");
-	mount_overlay(ctx, STRATA_SYSTEM_DIR, NULL, ctx->user_upper, ctx->user_work,
-		      STRATA_NEWROOT);
+	struct ovl_spec user = { .lowers = { STRATA_SYSTEM_DIR }, .n_lowers = 1,
+				 .upper = ctx->user_upper, .work = ctx->user_work };
+	mount_overlay(ctx, &user, STRATA_NEWROOT);
 	bootrec_add_layer(&ctx->rec, "root", "overlay", "overlay", "/", "mounted");
 }
 
