@@ -10,8 +10,8 @@
 #include "record.h"
 
 #define BOOTREC_MAX_PHASES 16
-#define BOOTREC_MAX_LAYERS 8
-#define BOOTREC_MAX_VERITY 8
+#define BOOTREC_MAX_LAYERS 16
+#define BOOTREC_MAX_VERITY 16
 
 struct bootrec_phase {
 	const char *name;
@@ -20,6 +20,7 @@ struct bootrec_phase {
 
 struct bootrec_layer {
 	const char *role; /* "lower", "upper", "root" */
+	char name[32];    /* lowers: the layer's partition / volume name */
 	char source[64];
 	char fstype[16];
 	char mountpoint[64];
@@ -74,6 +75,8 @@ void bootrec_add_layer(struct bootrec *rec, const char *role, const char *source
 		       const char *fstype, const char *mountpoint, const char *state);
 /* A slot for a verity entry, zeroed; NULL when the record is full. */
 struct bootrec_verity *bootrec_add_verity(struct bootrec *rec);
+/* Names the layer added last. */
+void bootrec_name_layer(struct bootrec *rec, const char *name);
 /* Returns the length or -ENAMETOOLONG. */
 int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len);
 

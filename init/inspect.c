@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The stack as the running system sees it: mount table, uppers, lowers. For the runtime tool. */
 #include "inspect.h"
+#include "json.h"
 #include "strata.h"
 #include "util.h"
 
@@ -128,22 +129,24 @@ static void holding_fs(const char *mountinfo, const char *dir, struct mount_entr
 	}
 }
 
-static void add_layer(struct stack *st, const char *mountinfo, const char *role, const char *dir,
-		      const char *stack, bool upper)
+static int add_layer(struct stack *st, const char *mountinfo, const char *role, const char *dir,
+		     const char *stack, bool upper)
 {
 	if (st->n == STACK_MAX)
-		return;
+		return -E2BIG;
 	struct stack_layer *l = &st->layers[st->n++];
 	memset(l, 0, sizeof(*l));
 	snprintf(l->role, sizeof(l->role), "%s", role);
 	snprintf(l->dir, sizeof(l->dir), "%s", dir);
 	snprintf(l->stack, sizeof(l->stack), "%s", stack);
+	l->lower = -1;
 	holding_fs(mountinfo, dir, &l->fs);
 	struct statvfs sv;
 	if (upper && statvfs(dir, &sv) == 0) {
 		l->size = (uint64_t)sv.f_blocks * sv.f_frsize;
 		l->avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	}
+	return 0;
 }
 
 int stack_read(struct stack *st)
@@ -166,20 +169,34 @@ int stack_read(struct stack *st)
 		/* lowerdir=A:B::D with '\\:' escaped; unescaped by ovl_option, so split on ':';
 		 * layers after "::" are data-only */
 		const char *role = "lower";
+		int index = 0;
 		for (char *tok = lower, *next; tok; tok = next) {
 			next = strchr(tok, ':');
 			if (next)
 				*next++ = '\0';
-			if (*tok)
-				add_layer(st, text, role, tok, "system", false);
-			else
+			if (!*tok)
 				role = "data-only";
+			else if (add_layer(st, text, role, tok, "system", false) == 0 &&
+				 strcmp(role, "lower") == 0)
+				st->layers[st->n - 1].lower = index++;
 		}
 	}
 	/* the new mount API shows one "lowerdir+=" / "datadir+=" per layer */
 	for (unsigned i = 0; ovl_option_at(system.options, "lowerdir+", i, lower, sizeof(lower)) == 0; i++)
-		add_layer(st, text, "lower", lower, "system", false);
+		if (add_layer(st, text, "lower", lower, "system", false) == 0)
+			st->layers[st->n - 1].lower = (int)i;
 	for (unsigned i = 0; ovl_option_at(system.options, "datadir+", i, lower, sizeof(lower)) == 0; i++)
 		add_layer(st, text, "data-only", lower, "system", false);
+	/* the boot record names each lower's partition or volume */
+	const char *cur = read_file(STRATA_BOOT_RECORD, text, sizeof(text)) > 0
+				  ? json_find_array(text, "layers")
+				  : NULL;
+	char obj[512], mp[160], name[32];
+	while (cur && json_array_next(&cur, obj, sizeof(obj)) > 0)
+		if (json_get_string(obj, "mountpoint", mp, sizeof(mp)) == 0 &&
+		    json_get_string(obj, "name", name, sizeof(name)) == 0)
+			for (size_t i = 0; i < st->n; i++)
+				if (st->layers[i].lower >= 0 && strcmp(st->layers[i].dir, mp) == 0)
+					snprintf(st->layers[i].name, sizeof(name), "%s", name);
 	return 0;
 }

@@ -4,6 +4,7 @@
 #define STRATA_H
 
 #include "bootrec.h"
+#include "lowers.h"
 #include "manifest.h"
 #include "opts.h"
 
@@ -32,6 +33,8 @@ struct strata_ctx {
 	/* the live generation of each upper (layers.c) */
 	char system_upper[96], system_work[96], user_upper[96], user_work[96];
 	unsigned powercut_steps; /* steps of applying a request so far (strata.powercut=N) */
+	struct lower_layer lowers[LOWERS_MAX]; /* the system overlay's lowers, top first */
+	size_t n_lowers;
 	bool user_separate; /* the user layer is on its own partition/volume (CONFIG_STRATA_USER_PART) */
 	struct manifest manifest; /* expected layer digests (CONFIG_STRATA_VERITY) */
 	uint32_t manifest_used;   /* bit i: manifest.layers[i] belongs to a layer of this board */
@@ -84,6 +87,8 @@ void verity_load_manifest(struct strata_ctx *ctx);
  * record is written and the fatal policy applies (no return).
  */
 int verity_check_layer(struct strata_ctx *ctx, const char *name, const char *dev, bool droppable);
+/* Marks the manifest's entry for name (if any) as a layer of this board, and returns it. */
+const struct manifest_layer *verity_claim(struct strata_ctx *ctx, const char *name);
 /* A manifest entry no layer of this board claimed: fatal unless it is optional. */
 void verity_check_unlisted(struct strata_ctx *ctx);
 

@@ -26,9 +26,17 @@ void verity_load_manifest(struct strata_ctx *ctx)
 		fatal(ctx, "layer manifest %s: %s; no layer can be verified", STRATA_MANIFEST, err);
 }
 
-int verity_check_layer(struct strata_ctx *ctx, const char *name, const char *dev, bool droppable)
+const struct manifest_layer *verity_claim(struct strata_ctx *ctx, const char *name)
 {
 	const struct manifest_layer *m = manifest_find(&ctx->manifest, name);
+	if (m)
+		ctx->manifest_used |= 1u << (m - ctx->manifest.layers);
+	return m;
+}
+
+int verity_check_layer(struct strata_ctx *ctx, const char *name, const char *dev, bool droppable)
+{
+	const struct manifest_layer *m = verity_claim(ctx, name);
 	struct bootrec_verity scratch, *v = bootrec_add_verity(&ctx->rec);
 	uint8_t got[FSVERITY_DIGEST_SIZE];
 	char why[400];
@@ -47,7 +55,6 @@ int verity_check_layer(struct strata_ctx *ctx, const char *name, const char *dev
 		r = -ENOENT;
 		goto refused;
 	}
-	ctx->manifest_used |= 1u << (m - ctx->manifest.layers);
 	v->bytes = m->bytes;
 	v->optional = m->optional;
 	fsverity_to_hex(m->digest, v->expected);

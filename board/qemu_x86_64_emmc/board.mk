@@ -8,5 +8,5 @@ BOARD_ARCH := x86_64
 BOARD_KERNEL_PKG := linux-image-6.12-amd64
 BOARD_BUSYBOX := /bin/busybox
 BOARD_UPPER_FS := ext4
-# the layers the manifest pins (NAME=IMAGE), top first
-export LAYERS := meta=$(IMAGES)/meta.squashfs
+# the root image the manifest pins (flash.sh writes it)
+export ROOT_IMAGE := meta.squashfs

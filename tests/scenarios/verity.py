@@ -235,3 +235,79 @@ def verity_unlisted_and_missing_layers_are_refused(ctx):
     vm.expect(re.escape("FATAL: layer manifest /etc/strata/manifest: line 2: bad digest of layer "
                         "'rootfs'"), 60, from_start=True)
     assert not [m for m in ctx.mounts(vm) if m["fstype"] == "squashfs"]
+
+
+# Add-on layers (tests/variants/addons.sh): "extras" (optional, on top), "tools", the root.
+NOR_ADDONS, NAND_ADDONS = NOR + "@addons", NAND + "@addons"
+ADDON_LAYERS = (("extras", "addon-extras.squashfs", True), ("tools", "addon-tools.squashfs", False),
+                ("rootfs", "rootfs.squashfs", False))
+
+
+def assert_all_verified(ctx, vm):
+    got = [(v["layer"], v["state"], v["optional"], v["bytes"], v["measured"], v["expected"])
+           for v in ctx.boot_record(vm)["verity"]]
+    want = []
+    for name, img, optional in ADDON_LAYERS:
+        path = os.path.join(ctx.images, img)
+        d = fsverity_digest(path)
+        want.append((name, "verified", optional, os.path.getsize(path), d, d))
+    assert got == want, got
+
+
+@scenario(NOR_ADDONS)
+def verity_nor_addons_verified(ctx):
+    assert_all_verified(ctx, ctx.machine().boot())
+
+
+@scenario(NAND_ADDONS)
+def verity_nand_addons_verified(ctx):
+    assert_all_verified(ctx, ctx.machine().boot())
+
+
+def flip_addon(ctx, dev, name):
+    """Flips a byte in the middle of add-on NAME's image in the device's add-on NOR."""
+    size = os.path.getsize(os.path.join(ctx.images, "addon-%s.squashfs" % name))
+    path = dev.path("flash-addons.bin")
+    data = bytearray(open(path, "rb").read())
+    for line in open(dev.path("flash-addons.phram")).read().splitlines():
+        part = line.split(",")
+        if part[0] == name:
+            data[int(part[1]) - 0xe000000 + size // 2] ^= 0x40
+            break
+    else:
+        raise AssertionError("no add-on partition " + name)
+    os.unlink(path)
+    open(path, "wb").write(data)
+
+
+@scenario(NOR_ADDONS)
+def verity_tampered_addon_optional_dropped_required_fatal(ctx):
+    dev = ctx.machine()
+    flip_addon(ctx, dev, "extras")
+    vm = dev.boot()
+    v = {x["layer"]: x for x in ctx.boot_record(vm)["verity"]}
+    extras = v["extras"]
+    assert (extras["state"], extras["error"], extras["optional"]) == \
+        ("refused", "digest mismatch", True), extras
+    assert extras["expected"] == fsverity_digest(os.path.join(ctx.images,
+                                                              "addon-extras.squashfs"))
+    assert extras["measured"] != extras["expected"] and len(extras["measured"]) == 64
+    assert (v["tools"]["state"], v["rootfs"]["state"]) == ("verified", "verified"), v
+    assert "strata: layer 'extras' (%s) refused: fs-verity digest %s, the manifest expects %s; " \
+        "it is optional: booting without it" % (extras["device"], extras["measured"],
+                                                extras["expected"]) in vm.out("dmesg")
+    # booted without it: never mounted, the layer below shows
+    assert vm.out("cat /etc/strata-test/both") == "tools"
+    assert len([m for m in ctx.mounts(vm) if m["fstype"] == "squashfs"]) == 2
+    assert ctx.boot_record(vm)["mode"] == "normal"
+    vm.poweroff()
+    # a required add-on is not dropped: the fatal policy
+    dev = ctx.machine("dev2")
+    flip_addon(ctx, dev, "tools")
+    vm = dev.boot()
+    vm.expect(r"strata: FATAL: layer 'tools' \(/dev/mtdblock\d\) refused: fs-verity digest "
+              r"[0-9a-f]{64}, the manifest expects %s"
+              % fsverity_digest(os.path.join(ctx.images, "addon-tools.squashfs")), 60,
+              from_start=True)
+    assert "(strata emergency)" in vm.text
+    assert not [m for m in ctx.mounts(vm) if m["fstype"] in ("squashfs", "overlay")]
