@@ -155,12 +155,13 @@ all run strata: deps
 	$(Q)$(MAKE) -f $(TOPDIR)/Makefile O=$(O) $@
 else
 
-all: deps $(BUILD)/strata $(BUILD)/mkcpio $(KERNEL_STAMP) $(BOARD_BUSYBOX)
+all: deps $(BUILD)/strata $(BUILD)/mkcpio $(BUILD)/mkverity $(KERNEL_STAMP) $(BOARD_BUSYBOX)
 	$(Q)test "$(TARGET_MACHINE)" = "$(BOARD_ARCH)" || { echo "$(TARGET_CC) builds for" \
 		"$(TARGET_MACHINE), board $(BOARD) is $(BOARD_ARCH): set CROSS_COMPILE, or" \
 		"'make strata' for the init alone" >&2; exit 1; }
 	$(Q)TOPDIR=$(TOPDIR) BUILD=$(BUILD) IMAGES=$(IMAGES) BOARD_DIR=$(BOARD_DIR) \
 		KERNEL_DIR=$(KERNEL_DIR) STRATA_BIN=$(BUILD)/strata MKCPIO=$(BUILD)/mkcpio \
+		MKVERITY=$(BUILD)/mkverity \
 		BUSYBOX=$(BOARD_BUSYBOX) OVERLAYS="$(call unquote,$(CONFIG_STRATA_ROOTFS_OVERLAYS))" \
 		ROOTFS="$(ROOTFS)" ADDONS="$(ADDONS)" ROOT_PART=$(call unquote,$(CONFIG_STRATA_ROOT_PART)) \
 		EMERGENCY_SHELL=$(CONFIG_STRATA_EMERGENCY_SHELL) \
@@ -201,6 +202,10 @@ $(BUILD)/strata: $(INIT_SRCS) $(INIT_HDRS) $(BUILD)/strata_config.h $(BUILD)/tar
 $(BUILD)/mkcpio: $(TOPDIR)/tools/mkcpio.c
 	$(Q)mkdir -p $(BUILD)
 	$(Q)$(HOSTCC) -O2 $(WARNINGS) -o $@ $<
+
+$(BUILD)/mkverity: $(TOPDIR)/tools/mkverity.c
+	$(Q)mkdir -p $(BUILD)
+	$(Q)$(HOSTCC) -O2 $(WARNINGS) -o $@ $< -lfsverity
 
 $(KERNEL_STAMP):
 	$(Q)KERNEL_ARCH=$(KERNEL_ARCH_$(BOARD_ARCH)) \

@@ -4,6 +4,7 @@
 #include "modules.h"
 #include "mtd.h"
 #include "ovl.h"
+#include "store.h"
 #include "strata.h"
 #include "ubi.h"
 #include "util.h"
@@ -312,6 +313,85 @@ static int find_ubi_volumes(struct strata_ctx *ctx, char *lower_dev, size_t devl
 	return r;
 }
 
+/* eMMC: GPT partitions by name (PARTNAME), the upper is ext4 formatted at build time */
+static int find_block_partitions(struct strata_ctx *ctx, char *lower_dev, size_t devlen,
+				 struct data_source *ds)
+{
+	uint64_t deadline = now_boottime_ns() + (uint64_t)ctx->opts.rootwait_ms * 1000000u;
+	int r, data_err;
+	for (;;) {
+		r = block_find_partition(ctx->opts.root_part, lower_dev, devlen);
+		data_err = block_find_partition(ctx->opts.data_part, ds->dev, sizeof(ds->dev));
+		if ((r == 0 && data_err == 0) || now_boottime_ns() >= deadline)
+			break;
+		sleep_ms(10);
+	}
+	if (r < 0)
+		fatal(ctx,
+		      "root partition '%s' not found after %u ms: no GPT partition of that name "
+		      "(strata.root= selects another)",
+		      ctx->opts.root_part, ctx->opts.rootwait_ms);
+	if (data_err < 0) {
+		log_error("data partition '%s' not found: no GPT partition of that name "
+			  "(strata.data= selects another)",
+			  ctx->opts.data_part);
+		return data_err;
+	}
+	for (size_t i = 0; i + 1 < ctx->n_lowers; i++) {
+		struct lower_layer *l = &ctx->lowers[i];
+		if (block_find_partition(l->name, l->dev, sizeof(l->dev)) == 0)
+			continue;
+		if (!l->optional)
+			fatal(ctx, "add-on layer '%s' not found: no GPT partition of that name",
+			      l->name);
+		log_warn("optional add-on layer '%s' not found: no GPT partition of that name; "
+			 "booting without it", l->name);
+		l->dev[0] = '\0';
+	}
+	ds->fstype = "ext4";
+	snprintf(ds->name, sizeof(ds->name), "%s", ctx->opts.data_part);
+	snprintf(ds->src, sizeof(ds->src), "%s", ds->dev);
+	return 0;
+}
+
+/*
+ * The object store holds the lower's file contents; fs-verity is enabled on
+ * objects that lack it (first boot of a metadata image). Their digests are
+ * pinned by the verified metadata layer, so this is no trust on first use: a
+ * wrong object gets a wrong digest and overlayfs refuses it at open (EIO).
+ * A stamp with the metadata image's digest lets later boots skip the walk
+ * (without verification there is no such digest: every boot walks).
+ */
+static void store_prepare(struct strata_ctx *ctx, bool degraded)
+{
+	char failed[160], meta_hex[FSVERITY_HEX_SIZE] = "";
+	struct store_stats st;
+	const struct manifest_layer *meta = manifest_find(&ctx->manifest, ctx->opts.root_part);
+	if (CONFIG_STRATA_VERITY && meta) /* verified before the lower was mounted */
+		fsverity_to_hex(meta->digest, meta_hex);
+	if (degraded)
+		fatal(ctx, "object store '%s' unavailable: the data partition is not mounted",
+		      CONFIG_STRATA_STORE_DIR);
+	uint64_t t0 = now_boottime_ns();
+	int r = store_enable_verity(STRATA_STORE, STRATA_DATA_DIR "/strata.verity",
+				    meta_hex[0] ? meta_hex : NULL, &st, failed, sizeof(failed));
+	unsigned long long ms = (now_boottime_ns() - t0) / 1000000u;
+	if (r == -EIO)
+		log_error("object store: cannot enable fs-verity on %u of %u objects (first: %s); "
+			  "reading them fails",
+			  st.failed, st.objects, failed);
+	else if (r < 0)
+		fatal(ctx, "object store %s unusable: %s: %s", STRATA_STORE, failed[0] ? failed : "",
+		      strerror(-r));
+	if (st.skipped)
+		log_info("object store: fs-verity already enabled for this metadata image");
+	else
+		log_notice("object store: fs-verity enabled on %u of %u objects in %llu ms",
+			   st.enabled, st.objects, ms);
+	bootrec_add_layer(&ctx->rec, "data-only", STRATA_STORE, "ext4", STRATA_STORE,
+			  "verity");
+}
+
 /*
  * The add-on lowers the build listed, top first, then the base root: the
  * system overlay's lower stack.
@@ -368,13 +448,38 @@ static void mount_lowers(struct strata_ctx *ctx)
 	}
 }
 
+/* verity=require implies metacopy=on; redirects into the data-only layer are followed */
+static const char *const store_flags[] = { "metacopy=on", "verity=require", NULL };
+
+/*
+ * The new mount API takes each layer as its own parameter (no escaping, no
+ * page-size limit on the option string); kernels without it get mount(2)
+ * with the same layers in one string ("::" before a data-only layer).
+ */
 static void mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, const char *target)
 {
-	char opts[1024];
-	int r = ovl_build_options(spec, opts, sizeof(opts));
+	char opts[1024], msg[256];
+	if (mkdir_p(target, 0755) < 0)
+		fatal(ctx, "cannot create %s: %m", target);
+	int r = -ENOSYS;
+	if (ctx->opts.legacy_mount)
+		snprintf(msg, sizeof(msg), "strata.mountapi=legacy");
+	else
+		r = ovl_mount_api(spec, spec->datadir ? store_flags : NULL, target, msg, sizeof(msg));
+	if (r == 0) {
+		log_debug("overlay on %s (fsopen): %zu lower(s)%s%s", target, spec->n_lowers,
+			  spec->datadir ? ", data-only " : "", spec->datadir ? spec->datadir : "");
+		return;
+	}
+	if (r != -ENOSYS)
+		fatal(ctx, "cannot mount the overlay on %s: %s%s%s", target, strerror(-r),
+		      msg[0] ? ": " : "", msg);
+	log_warn("overlay on %s: no new mount API (%s); using mount(2)", target,
+		 msg[0] ? msg : "fsopen: ENOSYS");
+	r = ovl_build_options(spec, opts, sizeof(opts));
 	if (r < 0)
 		fatal(ctx, "cannot build overlay options for %s: %s", target, strerror(-r));
-	if (mkdir_p(target, 0755) < 0 || mount("overlay", target, "overlay", MS_NOATIME, opts) < 0)
+	if (mount("overlay", target, "overlay", MS_NOATIME, opts) < 0)
 		fatal(ctx, "cannot mount the overlay on %s (%s): %m", target, opts);
 	log_debug("overlay on %s: %s", target, opts);
 }
@@ -394,6 +499,11 @@ static void mount_layers(struct strata_ctx *ctx)
 		lower_dir(ctx, i, dirs[system.n_lowers], sizeof(dirs[0]));
 		system.lowers[system.n_lowers] = dirs[system.n_lowers];
 		system.n_lowers++;
+	}
+	/* data-only layers live inside the system overlay: depth stays 2 */
+	if (CONFIG_STRATA_STORE_DIR[0]) {
+		system.datadir = STRATA_STORE;
+		system.extra = "metacopy=on,verity=require"; /* the mount(2) fallback's */
 	}
 	mount_overlay(ctx, &system, STRATA_SYSTEM_DIR);
 	bootrec_add_layer(&ctx->rec, "system", "overlay", "overlay", STRATA_SYSTEM_DIR, "mounted");
@@ -429,6 +539,8 @@ void boot_main(struct strata_ctx *ctx)
 	struct lower_layer *base = &ctx->lowers[ctx->n_lowers - 1];
 	data_err = CONFIG_STRATA_UBI
 			   ? find_ubi_volumes(ctx, base->dev, sizeof(base->dev), &data, &user)
+		   : CONFIG_STRATA_BLOCK
+			   ? find_block_partitions(ctx, base->dev, sizeof(base->dev), &data)
 			   : find_mtd_partitions(ctx, base->dev, sizeof(base->dev), &data, &user);
 	phase_end(ctx);
 
@@ -483,6 +595,12 @@ void boot_main(struct strata_ctx *ctx)
 	}
 	outcome_store(ctx);
 	phase_end(ctx);
+
+	if (CONFIG_STRATA_STORE_DIR[0]) {
+		phase_begin(ctx, "store");
+		store_prepare(ctx, r < 0);
+		phase_end(ctx);
+	}
 
 	phase_begin(ctx, "overlay");
 	mount_layers(ctx);

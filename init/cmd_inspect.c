@@ -7,6 +7,7 @@
 #include "inspect.h"
 #include "json.h"
 #include "request.h"
+#include "store.h"
 #include "strata.h"
 #include "strbuf.h"
 #include "util.h"
@@ -93,9 +94,10 @@ int cmd_layers(int argc, char **argv)
 	unsigned lower_index = 0;
 	for (size_t i = 0; i < st.n; i++) {
 		const struct stack_layer *l = &st.layers[i];
-		bool upper = strcmp(l->role, "lower") != 0;
+		bool lower = strcmp(l->role, "lower") == 0;
+		bool upper = !lower && strcmp(l->role, "data-only") != 0;
 		char name[24];
-		if (upper)
+		if (!lower)
 			snprintf(name, sizeof(name), "%s", l->role);
 		else
 			snprintf(name, sizeof(name), "lower%u", lower_index++);
@@ -174,7 +176,9 @@ int cmd_which(int argc, char **argv)
 	struct stack st;
 	bool json = false;
 	int first;
-	char path[REQ_PATH_MAX], full[512], redirect[256] = "";
+	char path[REQ_PATH_MAX], full[512], redirect[256] = "", object[512] = "";
+	char pinned[FSVERITY_HEX_SIZE] = "", measured[FSVERITY_HEX_SIZE] = "";
+	uint8_t mc[4 + FSVERITY_DIGEST_SIZE];
 	int r = parse_flags(argc, argv, which_usage, &json, &first);
 	if (r == 0)
 		return 0;
@@ -195,6 +199,8 @@ int cmd_which(int argc, char **argv)
 	size_t found = st.n;
 	char hid_path[REQ_PATH_MAX] = "";
 	for (size_t i = 0; i < st.n && found == st.n && !hid_path[0]; i++) {
+		if (strcmp(st.layers[i].role, "data-only") == 0)
+			continue; /* files by digest, reached only through a redirect */
 		/* an ancestor that is a whiteout or an opaque directory hides what lies below */
 		for (char *slash = strchr(path + 1, '/'); slash && !hid_path[0];
 		     slash = strchr(slash + 1, '/')) {
@@ -225,7 +231,11 @@ int cmd_which(int argc, char **argv)
 		found = i;
 		kind = kind_of(&pst);
 		opaque = S_ISDIR(pst.st_mode) && is_opaque(full);
-		metacopy = lgetxattr(full, "trusted.overlay.metacopy", NULL, 0) >= 0;
+		ssize_t mn = lgetxattr(full, "trusted.overlay.metacopy", mc, sizeof(mc));
+		metacopy = mn >= 0;
+		/* struct ovl_metacopy: version, len, flags, digest_algo (1: sha256), digest */
+		if (mn == (ssize_t)sizeof(mc) && mc[1] == sizeof(mc) && mc[3] == 1)
+			fsverity_to_hex(mc + 4, pinned);
 		ssize_t rn = lgetxattr(full, "trusted.overlay.redirect", redirect, sizeof(redirect) - 1);
 		redirect[rn > 0 ? rn : 0] = '\0';
 		for (size_t j = i + 1; j < st.n && !copy_up; j++) {
@@ -238,6 +248,19 @@ int cmd_which(int argc, char **argv)
 	if (hid_path[0] && found == st.n && strcmp(verdict, "whiteout") != 0)
 		verdict = "hidden";
 	const char *layer = found < st.n ? st.layers[found].role : NULL;
+	/* the object a metacopy file's data comes from, and what it holds now */
+	for (size_t i = 0; redirect[0] == '/' && i < st.n && !object[0]; i++) {
+		uint8_t d[FSVERITY_DIGEST_SIZE];
+		bool kernel = false;
+		if (strcmp(st.layers[i].role, "data-only") != 0 ||
+		    xsnprintf(object, sizeof(object), "%s%s", st.layers[i].dir, redirect) < 0 ||
+		    access(object, F_OK) < 0) {
+			object[0] = '\0';
+			continue;
+		}
+		if (layer_measure(object, 0, d, &kernel) == 0 && kernel)
+			fsverity_to_hex(d, measured);
+	}
 	if (json) {
 		printf("{\"path\": ");
 		json_str(stdout, path);
@@ -279,6 +302,15 @@ int cmd_which(int argc, char **argv)
 			json_str(stdout, redirect);
 		else
 			fputs("null", stdout);
+		const char *extra[][2] = { { "object", object }, { "pinned_digest", pinned },
+					   { "measured_digest", measured } };
+		for (size_t i = 0; i < ARRAY_SIZE(extra); i++) {
+			printf(", \"%s\": ", extra[i][0]);
+			if (extra[i][1][0])
+				json_str(stdout, extra[i][1]);
+			else
+				fputs("null", stdout);
+		}
 		puts("}");
 	} else if (layer) {
 		char lname[48] = "";
@@ -292,6 +324,13 @@ int cmd_which(int argc, char **argv)
 		       metacopy ? ", metacopy" : "");
 		if (redirect[0])
 			printf("  redirect: %s\n", redirect);
+		if (object[0])
+			printf("  object:   %s\n", object);
+		if (pinned[0])
+			printf("  pinned:   sha256:%s\n", pinned);
+		if (object[0])
+			printf("  measured: %s%s\n", measured[0] ? "sha256:" : "",
+			       measured[0] ? measured : "no fs-verity on the object");
 	} else if (hid_path[0]) {
 		printf("%s: not visible: the %s %s in the %s layer hides it\n", path, hid_kind,
 		       hid_path, hid_layer);

@@ -83,9 +83,14 @@ int mountinfo_find(const char *text, const char *mountpoint, struct mount_entry 
 
 int ovl_option(const char *options, const char *key, char *out, size_t outlen)
 {
+	return ovl_option_at(options, key, 0, out, outlen);
+}
+
+int ovl_option_at(const char *options, const char *key, unsigned nth, char *out, size_t outlen)
+{
 	size_t klen = strlen(key);
 	for (const char *p = options; p && *p;) {
-		if (strncmp(p, key, klen) == 0 && p[klen] == '=') {
+		if (strncmp(p, key, klen) == 0 && p[klen] == '=' && nth-- == 0) {
 			size_t used = 0;
 			for (p += klen + 1; *p && *p != ','; p++) {
 				if (*p == '\\' && p[1])
@@ -161,14 +166,27 @@ int stack_read(struct stack *st)
 	if (ovl_option(system.options, "upperdir", upper, sizeof(upper)) == 0)
 		add_layer(st, text, "system", upper, "system", true);
 	if (ovl_option(system.options, "lowerdir", lower, sizeof(lower)) == 0) {
-		/* lowerdir=A:B with '\\:' escaped; unescaped by ovl_option, so split on ':' */
-		char *save = NULL;
+		/* lowerdir=A:B::D with '\\:' escaped; unescaped by ovl_option, so split on ':';
+		 * layers after "::" are data-only */
+		const char *role = "lower";
 		int index = 0;
-		for (char *tok = strtok_r(lower, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-			if (add_layer(st, text, "lower", tok, "system", false) == 0)
+		for (char *tok = lower, *next; tok; tok = next) {
+			next = strchr(tok, ':');
+			if (next)
+				*next++ = '\0';
+			if (!*tok)
+				role = "data-only";
+			else if (add_layer(st, text, role, tok, "system", false) == 0 &&
+				 strcmp(role, "lower") == 0)
 				st->layers[st->n - 1].lower = index++;
 		}
 	}
+	/* the new mount API shows one "lowerdir+=" / "datadir+=" per layer */
+	for (unsigned i = 0; ovl_option_at(system.options, "lowerdir+", i, lower, sizeof(lower)) == 0; i++)
+		if (add_layer(st, text, "lower", lower, "system", false) == 0)
+			st->layers[st->n - 1].lower = (int)i;
+	for (unsigned i = 0; ovl_option_at(system.options, "datadir+", i, lower, sizeof(lower)) == 0; i++)
+		add_layer(st, text, "data-only", lower, "system", false);
 	/* the boot record names each lower's partition or volume */
 	const char *cur = read_file(STRATA_BOOT_RECORD, text, sizeof(text)) > 0
 				  ? json_find_array(text, "layers")

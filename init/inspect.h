@@ -19,6 +19,8 @@ struct mount_entry {
 int mountinfo_find(const char *text, const char *mountpoint, struct mount_entry *out);
 /* Copies the value of "key=" from an overlay option string, unescaping '\\'. Pure. */
 int ovl_option(const char *options, const char *key, char *out, size_t outlen);
+/* The same for the nth occurrence of key (the new mount API repeats "lowerdir+"). */
+int ovl_option_at(const char *options, const char *key, unsigned nth, char *out, size_t outlen);
 
 #define STACK_MAX 12 /* two uppers, the lowers (LOWERS_MAX), a data-only layer */
 

@@ -172,6 +172,12 @@ static const char *apply(struct strata_opts *o, const char *key, const char *val
 		if (strlen(val) >= sizeof(o->powercut))
 			return "is too long";
 		copy_str(o->powercut, sizeof(o->powercut), val);
+	} else if (strcmp(key, "mountapi") == 0) {
+		if (!CONFIG_STRATA_FAULT_INJECTION)
+			return "needs CONFIG_STRATA_FAULT_INJECTION";
+		if (strcmp(val, "legacy") != 0)
+			return "expects legacy";
+		o->legacy_mount = true;
 	} else if (strcmp(key, "rootwait") == 0) {
 		if (parse_uint(val, 600000, &o->rootwait_ms) < 0)
 			return "expects milliseconds (0..600000)";

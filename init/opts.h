@@ -18,6 +18,7 @@ struct strata_opts {
 	unsigned rootwait_ms;          /* strata.rootwait= ms to wait for partitions */
 	bool debug;                    /* strata.debug */
 	char powercut[24];             /* strata.powercut= test hook (CONFIG_STRATA_FAULT_INJECTION) */
+	bool legacy_mount;             /* strata.mountapi=legacy test hook: as if fsopen were ENOSYS */
 };
 
 /* Called once per rejected key; why is a complete sentence fragment. */

@@ -35,6 +35,12 @@ int ovl_build_options(const struct ovl_spec *spec, char *buf, size_t len)
 			strbuf_putc(&sb, ':');
 		put_path(&sb, spec->lowers[i]);
 	}
+	if (spec->datadir) {
+		if (!spec->datadir[0])
+			return -EINVAL;
+		strbuf_puts(&sb, "::");
+		put_path(&sb, spec->datadir);
+	}
 	if (spec->upper) {
 		if (!spec->upper[0] || !spec->work[0])
 			return -EINVAL;

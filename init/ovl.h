@@ -10,14 +10,15 @@
 struct ovl_spec {
 	const char *lowers[OVL_MAX_LOWERS]; /* top first */
 	size_t n_lowers;
+	const char *datadir; /* data-only lower layer (below the lowers), may be NULL */
 	const char *upper; /* NULL: read-only overlay */
 	const char *work;
 	const char *extra; /* further options, may be NULL */
 };
 
 /*
- * Writes "lowerdir=A:B,upperdir=U,workdir=W[,extra]" with ':' ',' and '\'
- * in paths escaped. Returns the length, -EINVAL for an incomplete spec,
+ * Writes "lowerdir=A:B[::D],upperdir=U,workdir=W[,extra]" with ':' ',' and
+ * '\' in paths escaped (D: the data-only layer). Returns the length, -EINVAL for an incomplete spec,
  * -ENAMETOOLONG when buf is too small.
  */
 int ovl_build_options(const struct ovl_spec *spec, char *buf, size_t len);

@@ -16,6 +16,7 @@
 #define STRATA_BOOT_RECORD STRATA_RUN_DIR "/boot.json"
 #define STRATA_LOWER_DIR STRATA_RUN_DIR "/lower"
 #define STRATA_DATA_DIR STRATA_RUN_DIR "/data"
+#define STRATA_STORE STRATA_DATA_DIR "/" CONFIG_STRATA_STORE_DIR
 #define STRATA_USERDATA_DIR STRATA_RUN_DIR "/userdata"
 #define STRATA_SYSTEM_DIR STRATA_RUN_DIR "/system"
 #define STRATA_REQUEST_FILE STRATA_DATA_DIR "/strata.request"
@@ -49,7 +50,7 @@ void boot_record_write(struct strata_ctx *ctx);
 
 /* upper.c: the writable flash layer */
 struct data_source {
-	const char *fstype; /* "jffs2" on an MTD partition, "ubifs" on a UBI volume */
+	const char *fstype; /* "jffs2" on MTD, "ubifs" on UBI, "ext4" on a block partition */
 	char name[64];      /* partition or volume name */
 	char src[80];       /* mount source: mtdN, ubi0:NAME */
 	char dev[48];       /* device read to identify the contents */

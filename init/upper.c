@@ -179,7 +179,10 @@ int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data,
 			 strerror(-r));
 		return r;
 	}
-	expected = strcmp(fstype, "ubifs") == 0 ? FLASH_UBIFS : FLASH_JFFS2;
+	expected = strcmp(fstype, "ubifs") == 0  ? FLASH_UBIFS
+		   : strcmp(fstype, "ext4") == 0 ? FLASH_EXT4
+		   : strcmp(fstype, "f2fs") == 0 ? FLASH_F2FS
+						 : FLASH_JFFS2;
 	if (content == expected) {
 		/* the filesystem is there */
 	} else if (content == FLASH_DEADCODE && expected == FLASH_JFFS2) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Layers measured against the manifest in the initramfs before they are mounted. */
 #include "log.h"
+#include "store.h"
 #include "strata.h"
 #include "util.h"
 
@@ -23,12 +24,6 @@ void verity_load_manifest(struct strata_ctx *ctx)
 		      STRATA_MANIFEST, strerror((int)-n));
 	if (manifest_parse(&ctx->manifest, text, err) < 0)
 		fatal(ctx, "layer manifest %s: %s; no layer can be verified", STRATA_MANIFEST, err);
-}
-
-static unsigned online_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 1 ? (unsigned)n : 1;
 }
 
 const struct manifest_layer *verity_claim(struct strata_ctx *ctx, const char *name)
@@ -63,13 +58,9 @@ int verity_check_layer(struct strata_ctx *ctx, const char *name, const char *dev
 	v->bytes = m->bytes;
 	v->optional = m->optional;
 	fsverity_to_hex(m->digest, v->expected);
-	int fd = open(dev, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-	} else {
-		r = fsverity_digest_fd(fd, m->bytes, online_cpus(), got);
-		close(fd);
-	}
+	/* an image file on ext4/f2fs with fs-verity: the kernel's digest, O(1) */
+	bool kernel;
+	r = layer_measure(dev, m->bytes, got, &kernel);
 	v->ns = now_boottime_ns() - t0;
 	if (r < 0) {
 		v->error = r == -ENODATA ? "shorter than the manifest says" : "cannot be read";

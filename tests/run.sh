@@ -65,6 +65,15 @@ for src in "$top"/tests/unit/test_*.c; do
 	fi
 done
 
+# ---- host tools -----------------------------------------------------------------
+# shellcheck disable=SC2086
+if gcc -O1 $warnings $san -o "$out/unit/mkverity" "$top/tools/mkverity.c" -lfsverity \
+	2> "$out/unit/mkverity.log"; then
+	tally < <("$top/tests/mkverity.sh" "$out/unit/mkverity" "$out/mkverity")
+else
+	tally <<<"FAIL mkverity/build: does not compile (see $out/unit/mkverity.log)"
+fi
+
 if [ $unit_only = 0 ]; then
 	# ---- images of every board a scenario needs ----------------------------------
 	[ -n "$boards" ] || boards=$(python3 "$top/tests/lib/scenario.py" --list --images-root "$out" \

@@ -6,10 +6,10 @@
 # same configuration gives byte-identical images.
 set -euo pipefail
 : "${TOPDIR:?}" "${BUILD:?}" "${IMAGES:?}" "${BOARD_DIR:?}" "${KERNEL_DIR:?}"
-: "${STRATA_BIN:?}" "${MKCPIO:?}" "${BUSYBOX:?}" "${SOURCE_DATE_EPOCH:?}"
+: "${STRATA_BIN:?}" "${MKCPIO:?}" "${MKVERITY:?}" "${BUSYBOX:?}" "${SOURCE_DATE_EPOCH:?}"
 : "${OVERLAYS:=}" "${EMERGENCY_SHELL:=y}" "${INITRAMFS_COMP:=xz}" "${ROOTFS:=}" "${ADDONS:=}"
 : "${ROOT_PART:=rootfs}"
-: "${VERITY:=}"
+: "${VERITY:=}" "${ROOT_IMAGE:=rootfs.squashfs}"
 export SOURCE_DATE_EPOCH
 
 step() { printf '  %-7s %s\n' "$1" "$2"; }
@@ -129,8 +129,9 @@ done
 
 # ---- flash images (board specific) -----------------------------------------
 step FLASH "$(basename "$BOARD_DIR")"
+# ROOTFS_DIR: the tree, for boards that split it (mkverity)
 ROOTFS_IMG="$IMAGES/rootfs.squashfs" ADDON_IMGS="${addon_imgs# }" IMAGES="$IMAGES" \
-	"$BOARD_DIR/flash.sh"
+	ROOTFS_DIR="$rootfs" BUILD="$BUILD" MKVERITY="$MKVERITY" "$BOARD_DIR/flash.sh"
 
 # ---- manifest: the digest of every layer, pinned by the initramfs ------------
 # NAME=IMAGE[:optional] words, in mount order (top first): add-ons, then the root
@@ -138,7 +139,7 @@ layers=""
 while read -r name opt; do
 	layers="$layers $name=$IMAGES/addon-$name.squashfs${opt:+:$opt}"
 done < "$lowers"
-layers="$layers $ROOT_PART=$IMAGES/rootfs.squashfs"
+layers="$layers $ROOT_PART=$IMAGES/$ROOT_IMAGE"  # ROOT_IMAGE: the board's root image
 rm -f "$IMAGES/manifest"
 if [ "$VERITY" = y ]; then
 	step VERITY "manifest of $(echo "$layers" | wc -w) layer(s)"

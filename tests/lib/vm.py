@@ -18,7 +18,7 @@ class Machine:
     """One emulated device: a private copy of the writable flash images, so
     scenarios run in parallel and state persists across boots of one machine."""
 
-    WRITABLE = ("flash-data.bin", "flash-log.bin")
+    WRITABLE = ("flash-data.bin", "flash-log.bin", "flash-emmc.bin")
 
     def __init__(self, images, workdir):
         self.dir = os.path.join(workdir, "images")

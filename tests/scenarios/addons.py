@@ -35,8 +35,10 @@ def _stack_and_reset(ctx, dev):
     assert lowers == [("extras", "/run/strata/lower/1"), ("tools", "/run/strata/lower/2"),
                       ("rootfs", "/run/strata/lower/0")], lowers
     system = ctx.mount_at(vm, "/run/strata/system")
+    # top first: "lowerdir=A:B:C" with mount(2), one "lowerdir+=" each with the new mount API
     assert "lowerdir=/run/strata/lower/1:/run/strata/lower/2:/run/strata/lower/0" in \
-        system["options"], system
+        system["options"] or "lowerdir+=/run/strata/lower/1,lowerdir+=/run/strata/lower/2," \
+        "lowerdir+=/run/strata/lower/0," in system["options"], system
     # provenance: a file only in the second lower, one shadowed, one in the base
     which = json.loads(vm.out("strata which --json /etc/strata-test/only-tools"))
     assert (which["provided_by"], which["lower"], which["layer_name"], which["state"]) == \

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Foundation: a layered root assembled by strata on the NOR boards."""
 import os
+import re
 
 from scenario import scenario
 
@@ -17,11 +18,12 @@ def boot_assembles_overlay_root(ctx):
     # / is the user overlay over the system overlay over the squashfs
     root = ctx.mount_at(vm, "/")
     assert root["fstype"] == "overlay", root
-    assert "lowerdir=/run/strata/system" in root["options"], root
+    # one "lowerdir+" per layer with the new mount API, "lowerdir=" with mount(2)
+    assert re.search(r"lowerdir\+?=/run/strata/system(,|$)", root["options"]), root
     assert "upperdir=/run/strata/data/user.1/upper" in root["options"], root
     system = ctx.mount_at(vm, "/run/strata/system")
     assert system["fstype"] == "overlay" and system["options"].startswith("rw"), system
-    assert "lowerdir=/run/strata/lower/0" in system["options"], system
+    assert re.search(r"lowerdir\+?=/run/strata/lower/0(,|$)", system["options"]), system
     assert "upperdir=/run/strata/data/system.1/upper" in system["options"], system
     lower = ctx.mount_at(vm, "/run/strata/lower/0")
     assert (lower["fstype"], lower["source"]) == ("squashfs", "/dev/mtdblock0"), lower

@@ -39,7 +39,8 @@ def which_names_the_providing_layer(ctx):
         return jcmd(vm, "strata which --json " + path, rc)
 
     base = {"metacopy": False, "redirect": None, "hidden_by_layer": None, "hidden_by_path": None,
-            "hidden_by_kind": None, "lower": None, "layer_name": None}
+            "hidden_by_kind": None, "lower": None, "layer_name": None, "object": None,
+            "pinned_digest": None, "measured_digest": None}
     assert which("/etc/inittab") == dict(base, path="/etc/inittab", provided_by="lower",
                                          state="only", type="file", lower=0,
                                          layer_name="rootfs")

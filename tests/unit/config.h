@@ -2,6 +2,8 @@
 /* Fixed configuration for host unit tests, independent of any board's .config. */
 #define CONFIG_STRATA_BOARD "test"
 #define CONFIG_STRATA_UBI 0
+#define CONFIG_STRATA_BLOCK 0
+#define CONFIG_STRATA_STORE_DIR ""
 #define CONFIG_STRATA_ROOT_PART "rootfs"
 #define CONFIG_STRATA_DATA_PART "rootfs_data"
 #define CONFIG_STRATA_RECORD_PART "strata_log"

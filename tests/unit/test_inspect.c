@@ -46,6 +46,14 @@ static void overlay_options(void)
 	CHECK(ovl_option("xlowerdir=/a", "lowerdir", out, sizeof(out)) == -ENOENT);
 	char tiny[4];
 	CHECK(ovl_option("upperdir=/long", "upperdir", tiny, sizeof(tiny)) == -ENAMETOOLONG);
+	/* the new mount API: one key per layer */
+	const char *api = "rw,lowerdir+=/l0,lowerdir+=/l1,datadir+=/d,upperdir=/u,verity=require";
+	CHECK(ovl_option_at(api, "lowerdir+", 1, out, sizeof(out)) == 0);
+	CHECK_STR(out, "/l1");
+	CHECK(ovl_option_at(api, "lowerdir+", 2, out, sizeof(out)) == -ENOENT);
+	CHECK(ovl_option_at(api, "datadir+", 0, out, sizeof(out)) == 0);
+	CHECK_STR(out, "/d");
+	CHECK(ovl_option(api, "lowerdir", out, sizeof(out)) == -ENOENT);
 }
 
 static void json_arrays(void)

@@ -72,6 +72,10 @@ static void ovl_options_escape_and_check(void)
 	CHECK_STR(buf, "lowerdir=/l/a:/l/b\\,c\\:d,upperdir=/u,workdir=/w");
 	char tiny[20];
 	CHECK(ovl_build_options(&s, tiny, sizeof(tiny)) == -ENAMETOOLONG);
+	struct ovl_spec data = { .lowers = { "/m" }, .n_lowers = 1, .datadir = "/d:x",
+				 .upper = "/u", .work = "/w", .extra = "verity=require" };
+	CHECK(ovl_build_options(&data, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "lowerdir=/m::/d\\:x,upperdir=/u,workdir=/w,verity=require");
 	struct ovl_spec ro_one = { .lowers = { "/l" }, .n_lowers = 1 };
 	CHECK(ovl_build_options(&ro_one, buf, sizeof(buf)) == -EINVAL);
 	struct ovl_spec no_work = { .lowers = { "/l" }, .n_lowers = 1, .upper = "/u" };

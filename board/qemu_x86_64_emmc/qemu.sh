@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# QEMU line of qemu_x86_64_emmc, sourced by start-qemu.sh with $here set to
+# the images directory.
+board_qemu=(qemu-system-x86_64 -M pc -smp 2 -m 256 -nographic -no-user-config -nic none
+	-kernel "$here/kernel" -initrd "$initramfs"
+	-drive "file=$here/flash-emmc.bin,if=virtio,format=raw")
+board_cmdline='console=ttyS0 quiet panic=-1'

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Block partitions by GPT name, layer measurement, the fs-verity object store, the overlay mount. */
+#ifndef STRATA_STORE_H
+#define STRATA_STORE_H
+
+#include "fsverity.h"
+#include "ovl.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* "/dev/vda1" for the partition whose GPT name (PARTNAME) is partname; -ENOENT. */
+int block_find_partition(const char *partname, char *dev, size_t len);
+
+/*
+ * The fs-verity digest of the first bytes of path: FS_IOC_MEASURE_VERITY when
+ * it is a file with fs-verity (*kernel = true), else computed in userspace.
+ */
+int layer_measure(const char *path, uint64_t bytes, uint8_t digest[FSVERITY_DIGEST_SIZE],
+		  bool *kernel);
+
+struct store_stats {
+	unsigned objects, enabled, failed;
+	bool skipped; /* the stamp matched: nothing walked */
+};
+
+/*
+ * Enables fs-verity on every object of store (STORE/xx/yyyy...) that lacks
+ * it, then writes key to stamp; a stamp that already holds key skips the walk
+ * (key NULL: always walk, no stamp). Returns 0, or -errno with the first
+ * failing object in failed.
+ */
+int store_enable_verity(const char *store, const char *stamp, const char *key,
+			struct store_stats *st, char *failed, size_t len);
+
+/*
+ * Mounts an overlay on target with fsopen/fsconfig/fsmount/move_mount: one
+ * "lowerdir+" per lower, "datadir+", upperdir, workdir, then flags ("key" or
+ * "key=value"). -ENOSYS: no new mount API for overlayfs on this kernel (the
+ * caller falls back to mount(2)); other -errno with the kernel's message in msg.
+ */
+int ovl_mount_api(const struct ovl_spec *spec, const char *const *flags, const char *target,
+		  char *msg, size_t len);
+
+#endif
