@@ -88,7 +88,7 @@ endif
 
 WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wmissing-prototypes \
 	-Wstrict-prototypes -Wpointer-arith -Wvla -Wno-format-nonliteral -Wno-format-truncation
-TARGET_CFLAGS := -std=gnu11 -Os -pthread $(WARNINGS) -static -fno-asynchronous-unwind-tables \
+TARGET_CFLAGS := -std=gnu11 -Os -flto=auto -pthread $(WARNINGS) -static -fno-asynchronous-unwind-tables \
 	-ffunction-sections -fdata-sections -Wl,--gc-sections -Wl,--build-id=none \
 	-Wl,-z,noseparate-code -Wl,-z,norelro -fno-stack-protector \
 	-DSTRATA_VERSION='"$(VERSION)"' -include $(BUILD)/strata_config.h
