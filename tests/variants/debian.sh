@@ -24,9 +24,13 @@ pkgs=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts 
 mkdir -p "$cache"
 shopt -s nullglob
 deb_of() { local d=("$cache/${1}_"*"_$arch.deb" "$cache/${1}_"*"_all.deb"); echo "${d[@]: -1}"; }
+# architecture-independent packages are named without an architecture
+all=$(apt-cache show --no-all-versions $pkgs 2>/dev/null |
+	awk '/^Package:/ { p = $2 } /^Architecture: all/ { print p }' | sort -u)
 missing=""
 for p in $pkgs; do
-	[ -n "$(deb_of "$p")" ] || missing="$missing $p:$arch"
+	[ -z "$(deb_of "$p")" ] || continue
+	if grep -qx "$p" <<<"$all"; then missing="$missing $p"; else missing="$missing $p:$arch"; fi
 done
 if [ -n "$missing" ]; then
 	echo "debian.sh: downloading$missing" >&2
