@@ -100,10 +100,15 @@ static int store(const char *cmd, struct request *req, bool reboot_now)
 		fprintf(stderr, "%s: cannot write '%s': %s\n", cmd, STRATA_REQUEST_FILE, strerror(-r));
 		return 1;
 	}
+	/*
+	 * Durable before it is reported: fsync covers the file on real flash;
+	 * an MTD emulated over a block device (block2mtd) keeps its writes in
+	 * that device's page cache until a global sync.
+	 */
+	sync();
 	printf("%s: %s scheduled for the next boot (request %lu)\n", cmd,
 	       request_kind_name(req->kind), req->id);
 	if (reboot_now) {
-		sync();
 		execl("/sbin/reboot", "reboot", (char *)NULL);
 		reboot(RB_AUTOBOOT);
 		fprintf(stderr, "%s: cannot reboot: %s\n", cmd, strerror(errno));
