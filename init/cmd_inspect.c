@@ -69,6 +69,8 @@ static const char *layer_state(const struct stack_layer *l)
 {
 	if (strcmp(l->fs.fstype, "tmpfs") == 0)
 		return "tmpfs";
+	if (l->verity_state[0])
+		return l->verity_state;
 	return l->fs.readonly ? "read-only" : "read-write";
 }
 
@@ -128,7 +130,17 @@ int cmd_layers(int argc, char **argv)
 			if (upper)
 				printf(", \"size\": %llu, \"free\": %llu", (unsigned long long)l->size,
 				       (unsigned long long)l->avail);
-			printf(", \"verity\": null}");
+			if (l->verity_state[0]) {
+				printf(", \"verity\": {\"state\": ");
+				json_str(stdout, l->verity_state);
+				printf(", \"expected\": ");
+				json_str(stdout, l->verity_expected);
+				printf(", \"measured\": ");
+				json_str(stdout, l->verity_measured);
+				printf("}}");
+			} else {
+				printf(", \"verity\": null}");
+			}
 		} else {
 			char size[16] = "-", avail[16] = "-";
 			if (upper) {

@@ -188,9 +188,8 @@ int stack_read(struct stack *st)
 	for (unsigned i = 0; ovl_option_at(system.options, "datadir+", i, lower, sizeof(lower)) == 0; i++)
 		add_layer(st, text, "data-only", lower, "system", false);
 	/* the boot record names each lower's partition or volume */
-	const char *cur = read_file(STRATA_BOOT_RECORD, text, sizeof(text)) > 0
-				  ? json_find_array(text, "layers")
-				  : NULL;
+	bool have_record = read_file(STRATA_BOOT_RECORD, text, sizeof(text)) > 0;
+	const char *cur = have_record ? json_find_array(text, "layers") : NULL;
 	char obj[512], mp[160], name[32];
 	while (cur && json_array_next(&cur, obj, sizeof(obj)) > 0)
 		if (json_get_string(obj, "mountpoint", mp, sizeof(mp)) == 0 &&
@@ -198,5 +197,19 @@ int stack_read(struct stack *st)
 			for (size_t i = 0; i < st->n; i++)
 				if (st->layers[i].lower >= 0 && strcmp(st->layers[i].dir, mp) == 0)
 					snprintf(st->layers[i].name, sizeof(name), "%s", name);
+	/* and what the boot's verification of each layer image found */
+	cur = have_record ? json_find_array(text, "verity") : NULL;
+	while (cur && json_array_next(&cur, obj, sizeof(obj)) > 0) {
+		if (json_get_string(obj, "layer", name, sizeof(name)) < 0)
+			continue;
+		for (size_t i = 0; i < st->n; i++) {
+			struct stack_layer *l = &st->layers[i];
+			if (l->lower < 0 || strcmp(l->name, name) != 0)
+				continue;
+			json_get_string(obj, "state", l->verity_state, sizeof(l->verity_state));
+			json_get_string(obj, "expected", l->verity_expected, sizeof(l->verity_expected));
+			json_get_string(obj, "measured", l->verity_measured, sizeof(l->verity_measured));
+		}
+	}
 	return 0;
 }
