@@ -163,7 +163,7 @@ void upper_probe_capabilities(struct strata_ctx *ctx)
 int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data,
 		      const char *mountpoint, char *reason, size_t reasonlen)
 {
-	enum flash_content content, expected;
+	enum flash_content content = FLASH_UNKNOWN, expected;
 	const char *src = data->src, *fstype = data->fstype;
 	uint64_t t0 = now_boottime_ns();
 	int r = identify(data, &content);
