@@ -7,9 +7,13 @@
 #   make run                 build the default board and boot it
 #   make check               every test; last line "N passed, N failed"
 #   make bench               boot-time, CPU, size figures
+#   make fuzz                every fuzz target for FUZZ_SECONDS (default 60) each
+#   make lint                cppcheck and clang-tidy on init/ and tools/
+#   make report              figures of the last fuzz run and fault campaign
 #   make deps                install build and test dependencies (Debian)
 #
-# Variables: O=DIR (default output), V=1, CROSS_COMPILE=prefix-, DL_DIR=DIR
+# Variables: O=DIR (default output), V=1, CROSS_COMPILE=prefix-, DL_DIR=DIR,
+#            TEST_OUT=DIR (tests' output, default output/test)
 
 TOPDIR := $(CURDIR)
 O ?= output
@@ -61,7 +65,7 @@ INIT_HDRS := $(wildcard $(TOPDIR)/init/*.h)
 KERNEL_DIR := $(DL_DIR)/$(subst :,-,$(BOARD_KERNEL_PKG))
 KERNEL_STAMP := $(KERNEL_DIR)/.complete
 
-.PHONY: all run check bench deps unit clean distclean flash-erase menuconfig print-warnings \
+.PHONY: all run check bench fuzz lint report deps unit clean distclean flash-erase menuconfig print-warnings \
 	olddefconfig savedefconfig help FORCE
 .DEFAULT_GOAL := all
 
@@ -69,7 +73,7 @@ print-warnings:
 	@echo $(WARNINGS)
 
 help:
-	$(Q)sed -n '2,13s/^# \{0,1\}//p' $(TOPDIR)/Makefile
+	$(Q)sed -n '2,17s/^# \{0,1\}//p' $(TOPDIR)/Makefile
 
 deps:
 	$(Q)$(TOPDIR)/tools/deps.sh
@@ -144,6 +148,16 @@ unit: deps
 
 bench: deps
 	$(Q)$(TOPDIR)/tests/bench.sh
+
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	$(Q)$(TOPDIR)/tests/fuzz/fuzz.sh --seconds $(FUZZ_SECONDS)
+
+lint: deps
+	$(Q)$(TOPDIR)/tests/lint.sh
+
+report:
+	$(Q)$(TOPDIR)/tests/report.sh
 
 clean:
 	rm -rf $(BUILD) $(IMAGES)

@@ -7,7 +7,7 @@ set -eu
 
 packages="make gcc libc6-dev musl-tools busybox-static squashfs-tools mtd-utils
 kconfig-frontends-nox cpio xz-utils gzip kmod qemu-system-x86 python3 e2fsprogs
-fsverity libfsverity-dev"
+fsverity libfsverity-dev clang libclang-rt-dev clang-tidy cppcheck valgrind util-linux"
 
 missing=""
 for p in $packages; do
