@@ -98,8 +98,9 @@ int cmd_status(int argc, char **argv)
 			continue;
 		unsigned long long total = (unsigned long long)sv.f_blocks * sv.f_frsize;
 		unsigned long long used = total - (unsigned long long)sv.f_bfree * sv.f_frsize;
-		printf("flash:     %s: %llu KiB used of %llu KiB (%llu%%)\n", uppers[i], used >> 10,
-		       total >> 10, total ? used * 100 / total : 0);
+		printf("flash:     %s: %llu KiB used of %llu KiB (%llu%%)%s\n", uppers[i], used >> 10,
+		       total >> 10, total ? used * 100 / total : 0,
+		       sv.f_bavail ? "" : ", full: writes fail with ENOSPC");
 	}
 	printf("assembly:  %llu.%03llu ms\n", (unsigned long long)((exec - start) / 1000000u),
 	       (unsigned long long)((exec - start) / 1000u % 1000u));
