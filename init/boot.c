@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -294,6 +295,11 @@ static void mount_overlay(struct strata_ctx *ctx, const char *lower, const char 
 		fatal(ctx, "cannot build overlay options for %s: %s", target, strerror(-r));
 	if (mkdir_p(target, 0755) < 0 || mount("overlay", target, "overlay", MS_NOATIME, opts) < 0)
 		fatal(ctx, "cannot mount the overlay on %s (%s): %m", target, opts);
+	/* overlayfs falls back to read-only when it cannot create work/work (ENOSPC) */
+	struct statvfs sv;
+	if (statvfs(target, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+		log_error("overlay on %s is READ-ONLY: overlayfs could not create its work "
+			  "directory in %s (is the upper full?)", target, work);
 	log_debug("overlay on %s: %s", target, opts);
 }
 
