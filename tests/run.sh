@@ -138,6 +138,10 @@ if [ $unit_only = 0 ]; then
 		rm -rf "$out/work"
 		tally < <(python3 "$top/tests/lib/scenario.py" --images-root "$out" --work "$out/work" \
 			--jobs "$jobs" -k "$filter" --boards "$built" | grep --line-buffered -v '^qemu: ')
+		# the fault campaign's table (tests/scenarios/faults.py), also in make report
+		if compgen -G "$out/work/*/fault-row.txt" >/dev/null; then
+			TEST_OUT="$out" "$top/tests/report.sh" --faults
+		fi
 	fi
 fi
 

@@ -29,6 +29,7 @@ if [ ${#targets[@]} -eq 0 ]; then
 		[[ "fuzz/$t" =~ $filter ]] && targets+=("$t")
 	done
 fi
+[ ${#targets[@]} -gt 0 ] || exit 0
 command -v clang >/dev/null || { echo "FAIL fuzz: clang not installed (make deps)"; exit 1; }
 mkdir -p "$out"
 warnings=$(make -s -C "$top" print-warnings)
