@@ -11,11 +11,14 @@
 #   make lint                cppcheck and clang-tidy on init/ and tools/
 #   make report              figures of the last fuzz run and fault campaign
 #   make deps                install build and test dependencies (Debian)
+#   make strata | install    the init alone | into DESTDIR (firmware builds)
 #
 # Variables: O=DIR (default output), V=1, CROSS_COMPILE=prefix-, DL_DIR=DIR,
-#            TEST_OUT=DIR (tests' output, default output/test)
+#   ROOTFS=DIR|TARBALL, ADDONS="DIR|TARBALL[:optional] ...", KERNEL_DIR=DIR,
+#   TEST_OUT=DIR (tests' output, default output/test)
 
-TOPDIR := $(CURDIR)
+# override: build systems that call this Makefile have a TOPDIR of their own
+override TOPDIR := $(CURDIR)
 O ?= output
 override O := $(abspath $(O))
 BUILD := $(O)/build
@@ -39,6 +42,8 @@ export SOURCE_DATE_EPOCH
 unquote = $(patsubst "%",%,$(1))
 -include $(CONFIG)
 BOARD := $(call unquote,$(CONFIG_STRATA_BOARD))
+ROOTFS ?= $(call unquote,$(CONFIG_STRATA_ROOTFS))
+ADDONS ?= $(call unquote,$(CONFIG_STRATA_ADDONS))
 BOARD_DIR := $(TOPDIR)/board/$(BOARD)
 ifneq ($(BOARD),)
 include $(BOARD_DIR)/board.mk
@@ -62,10 +67,18 @@ TARGET_CFLAGS := -std=gnu11 -Os -pthread $(WARNINGS) -static -fno-asynchronous-u
 INIT_SRCS := $(sort $(wildcard $(TOPDIR)/init/*.c))
 INIT_HDRS := $(wildcard $(TOPDIR)/init/*.h)
 
+# KERNEL_DIR=DIR on the command line: a firmware build's own kernel, DIR
+# holding lib/modules/<release>/ (modules_install INSTALL_MOD_PATH=DIR) and
+# optionally the kernel image as DIR/kernel; nothing is downloaded then.
+ifeq ($(origin KERNEL_DIR),command line)
+KERNEL_STAMP :=
+else
 KERNEL_DIR := $(DL_DIR)/$(subst :,-,$(BOARD_KERNEL_PKG))
 KERNEL_STAMP := $(KERNEL_DIR)/.complete
+endif
 
-.PHONY: all run check bench fuzz lint report deps unit clean distclean flash-erase menuconfig print-warnings \
+.PHONY: all run check bench fuzz lint report deps unit clean distclean flash-erase menuconfig \
+	print-warnings strata install \
 	olddefconfig savedefconfig help FORCE
 .DEFAULT_GOAL := all
 
@@ -73,10 +86,13 @@ print-warnings:
 	@echo $(WARNINGS)
 
 help:
-	$(Q)sed -n '2,17s/^# \{0,1\}//p' $(TOPDIR)/Makefile
+	$(Q)sed -n '2,19s/^# \{0,1\}//p' $(TOPDIR)/Makefile
 
+# SKIP_DEPS=1: a firmware build provides the host tools itself (README)
 deps:
+ifneq ($(SKIP_DEPS),1)
 	$(Q)$(TOPDIR)/tools/deps.sh
+endif
 
 %_defconfig: deps FORCE
 	$(Q)test -f $(TOPDIR)/configs/$@ || { echo "no configs/$@; boards: $$(ls $(TOPDIR)/configs)"; exit 2; }
@@ -109,12 +125,22 @@ all: deps $(BUILD)/strata $(BUILD)/mkcpio $(KERNEL_STAMP)
 	$(Q)TOPDIR=$(TOPDIR) BUILD=$(BUILD) IMAGES=$(IMAGES) BOARD_DIR=$(BOARD_DIR) \
 		KERNEL_DIR=$(KERNEL_DIR) STRATA_BIN=$(BUILD)/strata MKCPIO=$(BUILD)/mkcpio \
 		BUSYBOX=$(BOARD_BUSYBOX) OVERLAYS="$(call unquote,$(CONFIG_STRATA_ROOTFS_OVERLAYS))" \
+		ROOTFS="$(ROOTFS)" ADDONS="$(ADDONS)" ROOT_PART=$(call unquote,$(CONFIG_STRATA_ROOT_PART)) \
 		EMERGENCY_SHELL=$(CONFIG_STRATA_EMERGENCY_SHELL) \
 		INITRAMFS_COMP=$(if $(CONFIG_STRATA_INITRAMFS_GZIP),gzip,xz) \
 		$(TOPDIR)/tools/mkimages.sh
 
 run: all
 	$(IMAGES)/start-qemu.sh
+
+# The init alone, and the runtime tool installed into a root filesystem
+# (DESTDIR) by a firmware build that assembles its own images.
+strata: $(BUILD)/strata
+
+install: $(BUILD)/strata
+	$(Q)install -D -m 0755 $(BUILD)/strata $(DESTDIR)/sbin/strata
+	$(Q)ln -sf strata $(DESTDIR)/sbin/firstboot
+	$(Q)ln -sf strata $(DESTDIR)/sbin/factoryreset
 
 endif
 

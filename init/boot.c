@@ -157,6 +157,22 @@ static void mtd_source(struct data_source *ds, const struct mtd_part *part)
 	ds->erasesize = part->erasesize;
 }
 
+/* An add-on layer the board does not have: optional ones are left out, others are fatal. */
+static void addon_missing(struct strata_ctx *ctx, struct lower_layer *l, const char *mtd_text)
+{
+	char names[512];
+	if (CONFIG_STRATA_UBI)
+		ubi_list_volumes(0, names, sizeof(names));
+	else
+		mtd_list_names(mtd_text, names, sizeof(names));
+	if (!l->optional)
+		fatal(ctx, "add-on layer '%s' not found; %s found: %s", l->name,
+		      CONFIG_STRATA_UBI ? "UBI volumes" : "MTD partitions", names);
+	log_warn("optional add-on layer '%s' not found (%s found: %s); booting without it", l->name,
+		 CONFIG_STRATA_UBI ? "UBI volumes" : "MTD partitions", names);
+	l->dev[0] = '\0';
+}
+
 static int find_mtd_partitions(struct strata_ctx *ctx, char *lower_dev, size_t devlen,
 			       struct data_source *ds, struct data_source *user)
 {
@@ -186,6 +202,14 @@ static int find_mtd_partitions(struct strata_ctx *ctx, char *lower_dev, size_t d
 		      ctx->opts.root_part, ctx->opts.rootwait_ms, names);
 	}
 	xsnprintf(lower_dev, devlen, "/dev/mtdblock%d", root.index);
+	for (size_t i = 0; i + 1 < ctx->n_lowers; i++) {
+		struct lower_layer *l = &ctx->lowers[i];
+		struct mtd_part part;
+		if (mtd_find(text, l->name, &part) == 0)
+			xsnprintf(l->dev, sizeof(l->dev), "/dev/mtdblock%d", part.index);
+		else
+			addon_missing(ctx, l, text);
+	}
 	if (data_err < 0) {
 		char names[512];
 		mtd_list_names(text, names, sizeof(names));
@@ -267,6 +291,20 @@ static int find_ubi_volumes(struct strata_ctx *ctx, char *lower_dev, size_t devl
 		      ctx->opts.root_part, r == -ENODEV ? " (or no ubiblock for it)" : "",
 		      ctx->opts.rootwait_ms, names);
 	}
+	for (size_t i = 0; i + 1 < ctx->n_lowers; i++) {
+		struct lower_layer *l = &ctx->lowers[i];
+		int vol_id;
+		if (ubi_find_volume(0, l->name, &vol_id) < 0) {
+			addon_missing(ctx, l, NULL);
+		} else if ((r = ubi_block_device(0, vol_id, l->dev, sizeof(l->dev))) < 0) {
+			if (!l->optional)
+				fatal(ctx, "no block device for add-on layer '%s' (ubi0_%d): %s",
+				      l->name, vol_id, strerror(-r));
+			log_warn("no block device for optional add-on layer '%s' (ubi0_%d): %s; "
+				 "booting without it", l->name, vol_id, strerror(-r));
+			l->dev[0] = '\0';
+		}
+	}
 	/* with a separate user volume the free space is shared out */
 	r = ubi_data_volume(ctx->opts.data_part,
 			    ctx->user_separate ? 100 - CONFIG_STRATA_USER_PART_PERCENT : 100, ds);
@@ -275,22 +313,66 @@ static int find_ubi_volumes(struct strata_ctx *ctx, char *lower_dev, size_t devl
 	return r;
 }
 
-static void mount_lower(struct strata_ctx *ctx, const char *dev, const char *dir)
+/*
+ * The add-on lowers the build listed, top first, then the base root: the
+ * system overlay's lower stack.
+ */
+static void plan_lowers(struct strata_ctx *ctx)
 {
-	if (mkdir_p(dir, 0755) < 0 ||
-	    mount(dev, dir, "squashfs", MS_RDONLY | MS_NODEV | MS_NOSUID, NULL) < 0)
-		fatal(ctx, "cannot mount squashfs lower '%s' (%s) on %s: %m", ctx->opts.root_part,
-		      dev, dir);
-	bootrec_add_layer(&ctx->rec, "lower", dev, "squashfs", dir, "mounted");
-	log_info("lower '%s' (%s, squashfs) on %s", ctx->opts.root_part, dev, dir);
+	static char text[1024];
+	unsigned bad = 0;
+	int n = 0;
+	ssize_t len = read_file(STRATA_LOWERS_FILE, text, sizeof(text));
+	if (len >= 0) {
+		n = lowers_parse(text, ctx->lowers, LOWERS_MAX - 1, &bad);
+		if (n < 0)
+			fatal(ctx,
+			      "%s line %u: expected \"NAME [optional]\" (NAME of [a-z0-9_-], unique, "
+			      "at most %d add-ons)",
+			      STRATA_LOWERS_FILE, bad, LOWERS_MAX - 1);
+	} else if (len != -ENOENT) {
+		fatal(ctx, "cannot read %s: %s", STRATA_LOWERS_FILE, strerror((int)-len));
+	}
+	struct lower_layer *base = &ctx->lowers[n];
+	memset(base, 0, sizeof(*base));
+	snprintf(base->name, sizeof(base->name), "%s", ctx->opts.root_part);
+	ctx->n_lowers = (size_t)n + 1;
 }
 
-static void mount_overlay(struct strata_ctx *ctx, const char *lower, const char *upper,
-			  const char *work, const char *target)
+/* The base root is lower/0 (/rom), add-on N (top first) lower/N. */
+static void lower_dir(const struct strata_ctx *ctx, size_t i, char *dir, size_t len)
+{
+	xsnprintf(dir, len, STRATA_LOWER_DIR "/%zu", i + 1 == ctx->n_lowers ? 0 : i + 1);
+}
+
+static void mount_lowers(struct strata_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->n_lowers; i++) {
+		struct lower_layer *l = &ctx->lowers[i];
+		char dir[64];
+		if (!l->dev[0])
+			continue;
+		lower_dir(ctx, i, dir, sizeof(dir));
+		if (mkdir_p(dir, 0755) < 0 ||
+		    mount(l->dev, dir, "squashfs", MS_RDONLY | MS_NODEV | MS_NOSUID, NULL) < 0) {
+			if (!l->optional)
+				fatal(ctx, "cannot mount squashfs lower '%s' (%s) on %s: %m", l->name,
+				      l->dev, dir);
+			log_warn("cannot mount optional add-on layer '%s' (%s) on %s: %m; booting "
+				 "without it", l->name, l->dev, dir);
+			continue;
+		}
+		l->mounted = true;
+		bootrec_add_layer(&ctx->rec, "lower", l->dev, "squashfs", dir, "mounted");
+		bootrec_name_layer(&ctx->rec, l->name);
+		log_info("lower '%s' (%s, squashfs) on %s", l->name, l->dev, dir);
+	}
+}
+
+static void mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, const char *target)
 {
 	char opts[1024];
-	struct ovl_spec spec = { .lowers = { lower }, .n_lowers = 1, .upper = upper, .work = work };
-	int r = ovl_build_options(&spec, opts, sizeof(opts));
+	int r = ovl_build_options(spec, opts, sizeof(opts));
 	if (r < 0)
 		fatal(ctx, "cannot build overlay options for %s: %s", target, strerror(-r));
 	if (mkdir_p(target, 0755) < 0 || mount("overlay", target, "overlay", MS_NOATIME, opts) < 0)
@@ -308,18 +390,29 @@ static void mount_overlay(struct strata_ctx *ctx, const char *lower, const char 
  * levels, the kernel's FILESYSTEM_MAX_STACK_DEPTH. The system overlay stays
  * mounted read-write at /run/strata/system for provisioning.
  */
-static void mount_layers(struct strata_ctx *ctx, const char *lower)
+static void mount_layers(struct strata_ctx *ctx)
 {
-	mount_overlay(ctx, lower, ctx->system_upper, ctx->system_work, STRATA_SYSTEM_DIR);
+	char dirs[LOWERS_MAX][64];
+	struct ovl_spec system = { .upper = ctx->system_upper, .work = ctx->system_work };
+	for (size_t i = 0; i < ctx->n_lowers; i++) {
+		if (!ctx->lowers[i].mounted)
+			continue;
+		lower_dir(ctx, i, dirs[system.n_lowers], sizeof(dirs[0]));
+		system.lowers[system.n_lowers] = dirs[system.n_lowers];
+		system.n_lowers++;
+	}
+	mount_overlay(ctx, &system, STRATA_SYSTEM_DIR);
 	bootrec_add_layer(&ctx->rec, "system", "overlay", "overlay", STRATA_SYSTEM_DIR, "mounted");
-	mount_overlay(ctx, STRATA_SYSTEM_DIR, ctx->user_upper, ctx->user_work, STRATA_NEWROOT);
+	struct ovl_spec user = { .lowers = { STRATA_SYSTEM_DIR }, .n_lowers = 1,
+				 .upper = ctx->user_upper, .work = ctx->user_work };
+	mount_overlay(ctx, &user, STRATA_NEWROOT);
 	bootrec_add_layer(&ctx->rec, "root", "overlay", "overlay", "/", "mounted");
 }
 
 void boot_main(struct strata_ctx *ctx)
 {
 	struct data_source data = { 0 }, user = { 0 };
-	char lower_dev[64], reason[200];
+	char reason[200];
 	int data_err;
 
 	/* SIGCHLD stays default so waitpid works; PID 1 gets no default-fatal signals anyway */
@@ -337,13 +430,15 @@ void boot_main(struct strata_ctx *ctx)
 
 	phase_begin(ctx, "partitions");
 	ctx->user_separate = CONFIG_STRATA_USER_PART[0] != '\0';
+	plan_lowers(ctx);
+	struct lower_layer *base = &ctx->lowers[ctx->n_lowers - 1];
 	data_err = CONFIG_STRATA_UBI
-			   ? find_ubi_volumes(ctx, lower_dev, sizeof(lower_dev), &data, &user)
-			   : find_mtd_partitions(ctx, lower_dev, sizeof(lower_dev), &data, &user);
+			   ? find_ubi_volumes(ctx, base->dev, sizeof(base->dev), &data, &user)
+			   : find_mtd_partitions(ctx, base->dev, sizeof(base->dev), &data, &user);
 	phase_end(ctx);
 
 	phase_begin(ctx, "lower");
-	mount_lower(ctx, lower_dev, STRATA_LOWER_DIR "/0");
+	mount_lowers(ctx);
 	phase_end(ctx);
 
 	phase_begin(ctx, "upper");
@@ -376,7 +471,7 @@ void boot_main(struct strata_ctx *ctx)
 	phase_end(ctx);
 
 	phase_begin(ctx, "overlay");
-	mount_layers(ctx, STRATA_LOWER_DIR "/0");
+	mount_layers(ctx);
 	phase_end(ctx);
 
 	phase_begin(ctx, "switch-root");

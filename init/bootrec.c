@@ -36,6 +36,12 @@ void bootrec_add_layer(struct bootrec *rec, const char *role, const char *source
 	snprintf(l->state, sizeof(l->state), "%s", state);
 }
 
+void bootrec_name_layer(struct bootrec *rec, const char *name)
+{
+	if (rec->n_layers)
+		snprintf(rec->layers[rec->n_layers - 1].name, sizeof(rec->layers[0].name), "%s", name);
+}
+
 int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 {
 	struct strbuf sb;
@@ -99,6 +105,10 @@ int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 		const struct bootrec_layer *l = &rec->layers[i];
 		strbuf_puts(&sb, i ? ",\n    {\"role\": " : "\n    {\"role\": ");
 		strbuf_json_str(&sb, l->role);
+		if (l->name[0]) {
+			strbuf_puts(&sb, ", \"name\": ");
+			strbuf_json_str(&sb, l->name);
+		}
 		strbuf_puts(&sb, ", \"source\": ");
 		strbuf_json_str(&sb, l->source);
 		strbuf_puts(&sb, ", \"fstype\": ");

@@ -10,7 +10,7 @@
 #include "record.h"
 
 #define BOOTREC_MAX_PHASES 16
-#define BOOTREC_MAX_LAYERS 8
+#define BOOTREC_MAX_LAYERS 16
 
 struct bootrec_phase {
 	const char *name;
@@ -19,6 +19,7 @@ struct bootrec_phase {
 
 struct bootrec_layer {
 	const char *role; /* "lower", "upper", "root" */
+	char name[32];    /* lowers: the layer's partition / volume name */
 	char source[64];
 	char fstype[16];
 	char mountpoint[64];
@@ -57,6 +58,8 @@ void bootrec_phase_end(struct bootrec *rec, uint64_t now_ns);
 /* Adds a layer; strings that do not fit are cut (the record is informational). */
 void bootrec_add_layer(struct bootrec *rec, const char *role, const char *source,
 		       const char *fstype, const char *mountpoint, const char *state);
+/* Names the layer added last. */
+void bootrec_name_layer(struct bootrec *rec, const char *name);
 /* Returns the length or -ENAMETOOLONG. */
 int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len);
 

@@ -104,6 +104,11 @@ int cmd_layers(int argc, char **argv)
 			json_str(stdout, name);
 			printf(", \"role\": ");
 			json_str(stdout, l->role);
+			printf(", \"name\": ");
+			if (l->name[0])
+				json_str(stdout, l->name);
+			else
+				fputs("null", stdout);
 			printf(", \"stack\": ");
 			json_str(stdout, l->stack);
 			printf(", \"dir\": ");
@@ -241,6 +246,15 @@ int cmd_which(int argc, char **argv)
 			json_str(stdout, layer);
 		else
 			fputs("null", stdout);
+		if (layer && st.layers[found].lower >= 0)
+			printf(", \"lower\": %d", st.layers[found].lower);
+		else
+			fputs(", \"lower\": null", stdout);
+		printf(", \"layer_name\": ");
+		if (layer && st.layers[found].name[0])
+			json_str(stdout, st.layers[found].name);
+		else
+			fputs("null", stdout);
 		printf(", \"state\": ");
 		json_str(stdout, verdict);
 		printf(", \"type\": ");
@@ -267,7 +281,11 @@ int cmd_which(int argc, char **argv)
 			fputs("null", stdout);
 		puts("}");
 	} else if (layer) {
-		printf("%s: %s from the %s layer (%s)%s\n", path, kind, layer,
+		char lname[48] = "";
+		if (st.layers[found].lower >= 0)
+			snprintf(lname, sizeof(lname), " %d '%s'", st.layers[found].lower,
+				 st.layers[found].name);
+		printf("%s: %s from the %s%s layer (%s)%s\n", path, kind, layer, lname,
 		       strcmp(verdict, "copy-up") == 0   ? "a copy-up: it hides the version below"
 		       : strcmp(verdict, "opaque") == 0 ? "an opaque directory: nothing below shows"
 							 : "only there",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The stack as the running system sees it: mount table, uppers, lowers. For the runtime tool. */
 #include "inspect.h"
+#include "json.h"
 #include "strata.h"
 #include "util.h"
 
@@ -123,22 +124,24 @@ static void holding_fs(const char *mountinfo, const char *dir, struct mount_entr
 	}
 }
 
-static void add_layer(struct stack *st, const char *mountinfo, const char *role, const char *dir,
-		      const char *stack, bool upper)
+static int add_layer(struct stack *st, const char *mountinfo, const char *role, const char *dir,
+		     const char *stack, bool upper)
 {
 	if (st->n == STACK_MAX)
-		return;
+		return -E2BIG;
 	struct stack_layer *l = &st->layers[st->n++];
 	memset(l, 0, sizeof(*l));
 	snprintf(l->role, sizeof(l->role), "%s", role);
 	snprintf(l->dir, sizeof(l->dir), "%s", dir);
 	snprintf(l->stack, sizeof(l->stack), "%s", stack);
+	l->lower = -1;
 	holding_fs(mountinfo, dir, &l->fs);
 	struct statvfs sv;
 	if (upper && statvfs(dir, &sv) == 0) {
 		l->size = (uint64_t)sv.f_blocks * sv.f_frsize;
 		l->avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	}
+	return 0;
 }
 
 int stack_read(struct stack *st)
@@ -160,8 +163,22 @@ int stack_read(struct stack *st)
 	if (ovl_option(system.options, "lowerdir", lower, sizeof(lower)) == 0) {
 		/* lowerdir=A:B with '\\:' escaped; unescaped by ovl_option, so split on ':' */
 		char *save = NULL;
-		for (char *tok = strtok_r(lower, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
-			add_layer(st, text, "lower", tok, "system", false);
+		int index = 0;
+		for (char *tok = strtok_r(lower, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+			if (add_layer(st, text, "lower", tok, "system", false) == 0)
+				st->layers[st->n - 1].lower = index++;
+		}
 	}
+	/* the boot record names each lower's partition or volume */
+	const char *cur = read_file(STRATA_BOOT_RECORD, text, sizeof(text)) > 0
+				  ? json_find_array(text, "layers")
+				  : NULL;
+	char obj[512], mp[160], name[32];
+	while (cur && json_array_next(&cur, obj, sizeof(obj)) > 0)
+		if (json_get_string(obj, "mountpoint", mp, sizeof(mp)) == 0 &&
+		    json_get_string(obj, "name", name, sizeof(name)) == 0)
+			for (size_t i = 0; i < st->n; i++)
+				if (st->layers[i].lower >= 0 && strcmp(st->layers[i].dir, mp) == 0)
+					snprintf(st->layers[i].name, sizeof(name), "%s", name);
 	return 0;
 }

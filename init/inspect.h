@@ -20,13 +20,15 @@ int mountinfo_find(const char *text, const char *mountpoint, struct mount_entry 
 /* Copies the value of "key=" from an overlay option string, unescaping '\\'. Pure. */
 int ovl_option(const char *options, const char *key, char *out, size_t outlen);
 
-#define STACK_MAX 4
+#define STACK_MAX 12 /* two uppers, the lowers (LOWERS_MAX), a data-only layer */
 
 /* One layer of the stack, top first. */
 struct stack_layer {
 	char role[16];      /* "user", "system", "lower" */
 	char dir[160];      /* the layer's directory */
 	char stack[8];      /* which overlay it belongs to: "root" or "system" */
+	char name[32];      /* lowers: the partition / volume name from the boot record */
+	int lower;          /* lowers: index in the system overlay, top first; -1 for uppers */
 	struct mount_entry fs; /* the filesystem holding it */
 	uint64_t size, avail;  /* bytes, for the uppers */
 };

@@ -44,5 +44,9 @@ struct ubi_leb_change_req {
 	int8_t padding[7];
 } __attribute__((packed));
 #define UBI_IOCEBCH _IOW('O', 2, int32_t)
+struct ubi_blkcreate_req {
+	int8_t padding[128];
+};
+#define UBI_IOCVOLCRBLK _IOW('O', 7, struct ubi_blkcreate_req)
 
 #endif

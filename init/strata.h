@@ -4,6 +4,7 @@
 #define STRATA_H
 
 #include "bootrec.h"
+#include "lowers.h"
 #include "opts.h"
 
 #include <stdbool.h>
@@ -30,6 +31,8 @@ struct strata_ctx {
 	/* the live generation of each upper (layers.c) */
 	char system_upper[96], system_work[96], user_upper[96], user_work[96];
 	unsigned powercut_steps; /* steps of applying a request so far (strata.powercut=N) */
+	struct lower_layer lowers[LOWERS_MAX]; /* the system overlay's lowers, top first */
+	size_t n_lowers;
 	bool user_separate; /* the user layer is on its own partition/volume (CONFIG_STRATA_USER_PART) */
 };
 

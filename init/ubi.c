@@ -128,3 +128,23 @@ int ubi_create_volume(int ubi, const char *name, unsigned percent, int *vol_id, 
 	*bytes = (uint64_t)req.bytes;
 	return 0;
 }
+
+int ubi_block_device(int ubi, int vol_id, char *dev, size_t devlen)
+{
+	char vol[32];
+	if (snprintf(dev, devlen, "/dev/ubiblock%d_%d", ubi, vol_id) >= (int)devlen)
+		return -ENAMETOOLONG;
+	if (access(dev, F_OK) == 0)
+		return 0;
+	snprintf(vol, sizeof(vol), "/dev/ubi%d_%d", ubi, vol_id);
+	int fd = open(vol, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct ubi_blkcreate_req req = { 0 };
+	int r = ioctl(fd, UBI_IOCVOLCRBLK, &req) < 0 && errno != EEXIST ? -errno : 0;
+	close(fd);
+	/* devtmpfs creates the node asynchronously */
+	for (int i = 0; r == 0 && i < 200 && access(dev, F_OK) < 0; i++)
+		usleep(5000);
+	return r == 0 && access(dev, F_OK) < 0 ? -ENODEV : r;
+}

@@ -5,6 +5,8 @@
 # "N passed, N failed, N skipped".
 #
 # usage: tests/run.sh [--unit-only] [-k REGEX] [--boards "B1 B2"]
+# A board named BOARD@VARIANT is BOARD built with the make variables that
+# tests/variants/VARIANT.sh prints (other root filesystems, add-on layers).
 # env:   TEST_OUT (default output/test), JOBS (default: number of cores)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,7 +40,8 @@ tally() {
 # ---- unit tests (host, sanitizers) -------------------------------------------
 pure_srcs="$top/init/opts.c $top/init/mtd.c $top/init/ovl.c $top/init/strbuf.c \
 $top/init/modules.c $top/init/bootrec.c $top/init/json.c $top/init/util.c \
-$top/init/flashid.c $top/init/record.c $top/init/request.c $top/init/inspect.c"
+$top/init/flashid.c $top/init/record.c $top/init/request.c $top/init/inspect.c \
+$top/init/lowers.c"
 warnings=$(make -s -C "$top" print-warnings)
 san="-pthread -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 mkdir -p "$out/unit"
@@ -79,8 +82,16 @@ if [ $unit_only = 0 ]; then
 		echo "building $b (log: $log)"
 		# scenarios start from pristine flash, not from an earlier run's device state
 		rm -f "$out/$b"/images/flash-*.bin
-		if make -C "$top" O="$out/$b" "${b}_defconfig" > "$log" 2>&1 &&
-			make -C "$top" O="$out/$b" all >> "$log" 2>&1; then
+		# BOARD@VARIANT: the board built with what tests/variants/VARIANT.sh prints
+		base=${b%@*} vars=() ok=1
+		: > "$log"
+		if [ "$base" != "$b" ]; then
+			"$top/tests/variants/${b#*@}.sh" "$out/trees/${b#*@}" > "$out/$b.vars" 2>> "$log" ||
+				ok=0
+			mapfile -t vars < "$out/$b.vars"
+		fi
+		if [ $ok = 1 ] && make -C "$top" O="$out/$b" "${base}_defconfig" >> "$log" 2>&1 &&
+			make -C "$top" O="$out/$b" all "${vars[@]}" >> "$log" 2>&1; then
 			tally <<<"PASS build/$b"
 			built="$built $b"
 		else
@@ -88,6 +99,14 @@ if [ $unit_only = 0 ]; then
 			tally <<<"FAIL build/$b (log: $log)"
 		fi
 	done
+	# ---- the same configuration builds the same images ---------------------------
+	for b in $built; do
+		case "$b" in *@*) continue ;; esac
+		tally < <("$top/tests/repro.sh" "$b" "$out/$b" "$out/repro-$b")
+		break
+	done
+	# ---- the firmware-build recipes build strata through its make interface -------
+	tally < <("$top/tests/integration.sh" "$out/integration")
 	# ---- the runtime tool on the host: exit codes 0 ok / 1 error / 2 usage ----------
 	# Every run is under valgrind: the static musl binary as shipped (memcheck
 	# sees its stack but not its heap: there is no malloc to replace), and the

@@ -7,46 +7,111 @@
 set -euo pipefail
 : "${TOPDIR:?}" "${BUILD:?}" "${IMAGES:?}" "${BOARD_DIR:?}" "${KERNEL_DIR:?}"
 : "${STRATA_BIN:?}" "${MKCPIO:?}" "${BUSYBOX:?}" "${SOURCE_DATE_EPOCH:?}"
-: "${OVERLAYS:=}" "${EMERGENCY_SHELL:=y}" "${INITRAMFS_COMP:=xz}"
+: "${OVERLAYS:=}" "${EMERGENCY_SHELL:=y}" "${INITRAMFS_COMP:=xz}" "${ROOTFS:=}" "${ADDONS:=}"
+: "${ROOT_PART:=rootfs}"
 export SOURCE_DATE_EPOCH
 
 step() { printf '  %-7s %s\n' "$1" "$2"; }
+die() { echo "mkimages: $*" >&2; exit 1; }
+
+# Progress bars only where someone watches.
+if [ -t 1 ]; then progress=(); else progress=(-no-progress); fi
+
+# Relative paths are relative to the source tree, where make runs.
+abspath() { case "$1" in /*) echo "$1" ;; *) echo "$TOPDIR/$1" ;; esac; }
+
+# Copies a directory or unpacks a tarball into DEST, keeping ownership
+# (which needs root for trees owned by others, as every root filesystem is).
+unpack_tree() { # WHAT SRC DEST
+	local src
+	src=$(abspath "$2")
+	if [ -d "$src" ]; then
+		cp -a "$src/." "$3/"
+	elif [ -f "$src" ]; then
+		tar -xf "$src" -C "$3" --numeric-owner ||
+			die "$1 '$2': cannot unpack (a tarball: .tar, .tar.gz, .tar.xz, .tar.zst)"
+	else
+		die "$1 '$2': no such directory or tarball"
+	fi
+}
+
+# A squashfs lower from a tree: sorted by mksquashfs, every time SOURCE_DATE_EPOCH.
+squash() { # TREE IMAGE [MKSQUASHFS OPTIONS]
+	local tree=$1 img=$2
+	shift 2
+	find "$tree" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+	mksquashfs "$tree" "$img" -noappend -comp xz -quiet "${progress[@]}" "$@" >/dev/null
+}
 
 mkdir -p "$IMAGES"
 
-# ---- root filesystem: busybox + overlays + strata -------------------------
+# ---- root filesystem: the builder's tree or busybox, + overlays + strata -----
 rootfs="$BUILD/rootfs"
 rm -rf "$rootfs"
-mkdir -p "$rootfs"/{bin,sbin,usr/bin,usr/sbin,etc,dev,proc,sys,run,tmp,root,lib,mnt}
-chmod 1777 "$rootfs/tmp"
-chmod 0700 "$rootfs/root"
-step ROOTFS "busybox $("$BUSYBOX" 2>&1 | head -n 1 | awk '{print $2}')"
-install -m 0755 "$BUSYBOX" "$rootfs/bin/busybox"
-"$BUSYBOX" --list-full | sort | while read -r applet; do
-	[ -e "$rootfs/$applet" ] && continue
-	depth=$(($(tr -cd / <<<"$applet" | wc -c)))
-	rel=$(printf '../%.0s' $(seq 1 "$depth"))bin/busybox
-	ln -s "$rel" "$rootfs/$applet"
-done
+mkdir -p "$rootfs"
+if [ -n "$ROOTFS" ]; then
+	step ROOTFS "$ROOTFS"
+	unpack_tree ROOTFS "$ROOTFS" "$rootfs"
+	[ -e "$rootfs/sbin/init" ] || [ -L "$rootfs/sbin/init" ] ||
+		echo "mkimages: warning: ROOTFS '$ROOTFS' has no /sbin/init (set STRATA_INIT)" >&2
+	squash_opts=()
+else
+	mkdir -p "$rootfs"/{bin,sbin,usr/bin,usr/sbin,etc,dev,proc,sys,run,tmp,root,lib,mnt}
+	chmod 1777 "$rootfs/tmp"
+	chmod 0700 "$rootfs/root"
+	step ROOTFS "busybox $("$BUSYBOX" 2>&1 | head -n 1 | awk '{print $2}')"
+	install -m 0755 "$BUSYBOX" "$rootfs/bin/busybox"
+	"$BUSYBOX" --list-full | sort | while read -r applet; do
+		[ -e "$rootfs/$applet" ] && continue
+		depth=$(($(tr -cd / <<<"$applet" | wc -c)))
+		rel=$(printf '../%.0s' $(seq 1 "$depth"))bin/busybox
+		ln -s "$rel" "$rootfs/$applet"
+	done
+	squash_opts=(-all-root)
+fi
+mkdir -p "$rootfs"/{sbin,dev,proc,sys,run}
 install -m 0755 "$STRATA_BIN" "$rootfs/sbin/strata"
 # OpenWrt's names for a full reset
 ln -sf strata "$rootfs/sbin/firstboot"
 ln -sf strata "$rootfs/sbin/factoryreset"
 for ov in $OVERLAYS; do
-	case "$ov" in /*) ;; *) ov="$TOPDIR/$ov" ;; esac
-	[ -d "$ov" ] || { echo "mkimages: overlay directory '$ov' does not exist" >&2; exit 1; }
+	ov=$(abspath "$ov")
+	[ -d "$ov" ] || die "overlay directory '$ov' does not exist"
 	step OVERLAY "${ov#"$TOPDIR"/}"
 	cp -a --no-preserve=ownership "$ov/." "$rootfs/"
 done
 step SQUASH rootfs.squashfs
-find "$rootfs" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
-mksquashfs "$rootfs" "$IMAGES/rootfs.squashfs" -noappend -all-root -comp xz \
-	-quiet -no-progress \
-	>/dev/null
+squash "$rootfs" "$IMAGES/rootfs.squashfs" "${squash_opts[@]}"
+
+# ---- add-on layers: one squashfs lower each, top first -----------------------
+lowers="$BUILD/lowers"
+: > "$lowers"
+addon_imgs=""
+rm -f "$IMAGES"/addon-*.squashfs
+rm -rf "$BUILD/addons"
+for entry in $ADDONS; do
+	path=${entry%:optional}
+	name=$(basename "$path")
+	name=${name%.tar*}
+	name=${name%.tgz}
+	[[ "$name" =~ ^[a-z0-9_-]{1,31}$ ]] ||
+		die "add-on '$path': its name '$name' must be 1-31 characters of [a-z0-9_-]"
+	[ "$name" != "$ROOT_PART" ] || die "add-on '$path' has the root partition's name '$name'"
+	! grep -q "^$name\b" "$lowers" || die "two add-ons are named '$name'"
+	[ "$(wc -l < "$lowers")" -lt 7 ] || die "at most 7 add-on layers"
+	tree="$BUILD/addons/$name"
+	mkdir -p "$tree"
+	step ADDON "$name${entry#"$path"} ($path)"
+	unpack_tree "add-on" "$path" "$tree"
+	squash "$tree" "$IMAGES/addon-$name.squashfs"
+	if [ "$entry" != "$path" ]; then echo "$name optional"; else echo "$name"; fi >> "$lowers"
+	addon_imgs="$addon_imgs $name=$IMAGES/addon-$name.squashfs"
+done
 
 # ---- flash images (board specific) -----------------------------------------
 step FLASH "$(basename "$BOARD_DIR")"
-ROOTFS_IMG="$IMAGES/rootfs.squashfs" IMAGES="$IMAGES" "$BOARD_DIR/flash.sh"
+ROOTFS_IMG="$IMAGES/rootfs.squashfs" ADDON_IMGS="${addon_imgs# }" IMAGES="$IMAGES" \
+	"$BOARD_DIR/flash.sh"
 
 # ---- initramfs ----------------------------------------------------------------
 initramfs="$BUILD/initramfs"
@@ -66,6 +131,7 @@ list="$BUILD/initramfs.list"
 	echo "file /init $STRATA_BIN 0755 0 0"
 	echo "file /etc/strata/modules $initramfs/modules.list 0644 0 0"
 	echo "file /etc/strata/modules.dep $initramfs/modules.list.dep 0644 0 0"
+	[ ! -s "$lowers" ] || echo "file /etc/strata/lowers $lowers 0644 0 0"
 	for m in $(cd "$initramfs/modules" && ls | sort); do
 		echo "file /lib/modules/$m $initramfs/modules/$m 0644 0 0"
 	done
@@ -87,7 +153,8 @@ rm -f "$IMAGES"/initramfs.cpio.*
 "$MKCPIO" "$list" | "${comp[@]}" > "$out"
 
 # ---- kernel and start-qemu.sh ------------------------------------------------
-install -m 0644 "$KERNEL_DIR/kernel" "$IMAGES/kernel"
+# a firmware build that brings its own kernel may have none here
+if [ -f "$KERNEL_DIR/kernel" ]; then install -m 0644 "$KERNEL_DIR/kernel" "$IMAGES/kernel"; fi
 {
 	sed -e "s|@BOARD@|$(basename "$BOARD_DIR")|" -e "s|@INITRAMFS@|$(basename "$out")|" \
 		"$TOPDIR/tools/start-qemu.sh.in" | sed '/@BOARD_QEMU@/,$d'

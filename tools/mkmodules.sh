@@ -10,7 +10,9 @@
 # usage: mkmodules.sh BOARD_MODULES KERNEL_DIR OUT_LIST OUT_MODDIR
 set -eu
 list=$1 kdir=$2 out=$3 moddir=$4
-kver=$(cat "$kdir/.complete")
+# the downloaded kernel names its release; a firmware build's has one
+kver=$(cat "$kdir/.complete" 2>/dev/null || ls "$kdir/lib/modules")
+[ "$(echo "$kver" | wc -w)" = 1 ] || { echo "mkmodules: $kdir/lib/modules must hold one kernel release" >&2; exit 1; }
 dep="$kdir/lib/modules/$kver/modules.dep"
 mkdir -p "$moddir"
 : > "$out"

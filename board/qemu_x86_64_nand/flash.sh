@@ -23,6 +23,19 @@ vol_type=dynamic
 vol_size=130944
 vol_name=strata_log
 EOC
+# add-on layers: static volumes named after them, as the root
+id=2
+for entry in ${ADDON_IMGS:-}; do
+	cat >> "$cfg" <<EOC
+[${entry%%=*}]
+mode=ubi
+image=${entry#*=}
+vol_id=$id
+vol_type=static
+vol_name=${entry%%=*}
+EOC
+	id=$((id + 1))
+done
 ubinize -o "$IMAGES/flash-ubi.img" -p "$PEB" -m 1 -Q 0 "$cfg"
 rm -f "$cfg"
 size=$(stat -c %s "$IMAGES/flash-ubi.img")

@@ -7,3 +7,9 @@ board_qemu=(qemu-system-x86_64 -M pc -smp 2 -m 256 -nographic -no-user-config -n
 	-drive "file=$here/flash-data.bin,if=virtio,format=raw"
 	-drive "file=$here/flash-log.bin,if=virtio,format=raw")
 board_cmdline='console=ttyS0 quiet panic=-1 memmap=32M$0xc000000'
+# add-on layers: a second NOR region, one phram partition each
+if [ -f "$here/flash-addons.phram" ]; then
+	board_qemu+=(-device "loader,file=$here/flash-addons.bin,addr=0xe000000,force-raw=on")
+	board_cmdline+=' memmap=16M$0xe000000'
+	while read -r part; do board_cmdline+=" phram.phram=$part"; done < "$here/flash-addons.phram"
+fi

@@ -39,9 +39,10 @@ def which_names_the_providing_layer(ctx):
         return jcmd(vm, "strata which --json " + path, rc)
 
     base = {"metacopy": False, "redirect": None, "hidden_by_layer": None, "hidden_by_path": None,
-            "hidden_by_kind": None}
+            "hidden_by_kind": None, "lower": None, "layer_name": None}
     assert which("/etc/inittab") == dict(base, path="/etc/inittab", provided_by="lower",
-                                         state="only", type="file")
+                                         state="only", type="file", lower=0,
+                                         layer_name="rootfs")
     assert which("/etc/os-release") == dict(base, path="/etc/os-release", provided_by="user",
                                             state="copy-up", type="file")
     assert which("/etc/sysfile") == dict(base, path="/etc/sysfile", provided_by="system",

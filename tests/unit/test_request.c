@@ -2,6 +2,7 @@
 /* Reset/revert requests, path rules, keep lists and the generation state. */
 #define UNIT_NAME "request"
 #include "unit.h"
+#include "../../init/lowers.h"
 #include "../../init/request.h"
 
 #include <errno.h>
@@ -112,8 +113,27 @@ static void state_round_trips(void)
 	CHECK(state_parse("system 1x\nuser 2\napplied 0\n", &out) == -EBADMSG);
 }
 
+static void lower_lists_are_checked(void)
+{
+	struct lower_layer l[3];
+	unsigned bad = 0;
+	CHECK(lowers_parse("", l, 3, &bad) == 0);
+	CHECK(lowers_parse("# top first\nextras optional\n\n  tools\n", l, 3, &bad) == 2);
+	CHECK_STR(l[0].name, "extras");
+	CHECK(l[0].optional && !l[1].optional);
+	CHECK_STR(l[1].name, "tools");
+	CHECK(lowers_parse("tools", l, 3, &bad) == 1 && !l[0].optional);
+	CHECK(lowers_parse("a\nb\nc\nd\n", l, 3, &bad) == -EBADMSG && bad == 4);
+	CHECK(lowers_parse("a\na\n", l, 3, &bad) == -EBADMSG && bad == 2);
+	CHECK(lowers_parse("a optionally\n", l, 3, &bad) == -EBADMSG && bad == 1);
+	CHECK(lowers_parse("a optional x\n", l, 3, &bad) == -EBADMSG && bad == 1);
+	CHECK(lowers_parse("ok\nBad/Name\n", l, 3, &bad) == -EBADMSG && bad == 2);
+	CHECK(lowers_parse("a-very-long-layer-name-that-is-too-long\n", l, 3, &bad) == -EBADMSG);
+}
+
 int main(void)
 {
+	RUN(lower_lists_are_checked);
 	RUN(paths_are_normalised_and_confined);
 	RUN(requests_round_trip);
 	RUN(malformed_requests_are_refused);

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Build variant "debian": a root filesystem strata did not make — Debian's
+# systemd (PID 1 after the hand-off) and its libraries, unpacked from the
+# packages of the machine's own apt sources, plus a busybox for the test
+# console. Writes DIR/rootfs.tar and prints the make variables.
+# usage: debian.sh DIR [ARCH]   (ARCH: a Debian architecture, default the host's)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+dir=$1
+arch=${2:-$(dpkg --print-architecture)}
+cache=${DL_DIR:-$top/dl}/debian-rootfs-$arch
+# what systemd needs to run, without recommends; tools of package
+# installation (dpkg, debconf and the installer's dialog libraries) stay out
+skip='^(cdebconf|debconf|dpkg|install-info|tar|libdebian-installer4|libnewt0\.52|libslang2|libtextwrap1|readline-common|libreadline8)$'
+pkgs=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
+	--no-replaces --no-enhances "systemd:$arch" "systemd-sysv:$arch" "busybox-static:$arch" |
+	sed -n 's/^\([a-z0-9][a-z0-9.+-]*\)\(:[a-z0-9]*\)\{0,1\}$/\1/p' | sort -u | grep -v -E "$skip")
+mkdir -p "$cache"
+shopt -s nullglob
+deb_of() { local d=("$cache/${1}_"*"_$arch.deb" "$cache/${1}_"*"_all.deb"); echo "${d[@]: -1}"; }
+missing=""
+for p in $pkgs; do
+	[ -n "$(deb_of "$p")" ] || missing="$missing $p:$arch"
+done
+if [ -n "$missing" ]; then
+	echo "debian.sh: downloading$missing" >&2
+	# shellcheck disable=SC2086
+	(cd "$cache" && apt-get download -q $missing 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2)
+fi
+rm -rf "$dir"
+tree=$dir/root
+mkdir -p "$tree"
+for p in $pkgs; do
+	dpkg-deb -x "$(deb_of "$p")" "$tree"
+done
+rm -rf "$tree/usr/share/doc" "$tree/usr/share/man" "$tree/usr/share/locale" "$tree/usr/share/info"
+# what package installation would have done: accounts, the default target
+mkdir -p "$tree"/{etc/systemd/system/multi-user.target.wants,root,run,tmp,proc,sys,dev,var/log,opt/busybox}
+printf 'root:x:0:0:root:/root:/bin/sh\n' > "$tree/etc/passwd"
+printf 'root:x:0:\ntty:x:5:\ndisk:x:6:\nkmem:x:9:\nsystemd-journal:x:101:\ninput:x:102:\nkvm:x:103:\nrender:x:104:\nsgx:x:105:\n' > "$tree/etc/group"
+printf 'root::0:0:99999:7:::\n' > "$tree/etc/shadow"
+echo debian > "$tree/etc/hostname"
+: > "$tree/etc/machine-id"
+ln -sf /lib/systemd/system/multi-user.target "$tree/etc/systemd/system/default.target"
+# the test console: a root shell, as the busybox root has one
+for a in $("$(command -v busybox)" --list); do ln -sf ../../bin/busybox "$tree/opt/busybox/$a"; done
+ln -sf busybox "$tree/bin/sh"
+cat > "$tree/etc/profile" <<'EOP'
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:/opt/busybox
+export PS1='\u@\h:\w\$ '
+EOP
+cat > "$tree/etc/systemd/system/console-shell.service" <<'EOU'
+[Unit]
+Description=Root shell on the console
+After=systemd-journald.service
+[Service]
+Environment=HOME=/root
+ExecStart=/bin/busybox sh -l
+StandardInput=tty-force
+StandardOutput=tty
+TTYPath=/dev/console
+Restart=always
+[Install]
+WantedBy=multi-user.target
+EOU
+ln -sf ../console-shell.service "$tree/etc/systemd/system/multi-user.target.wants/console-shell.service"
+tar -C "$tree" --sort=name --numeric-owner --mtime=@0 -cf "$dir/rootfs.tar" .
+rm -rf "$tree"
+echo "ROOTFS=$dir/rootfs.tar"
+# systemd's console is the kernel's; the test root's busybox overlay stays out
+echo "CONFIG_STRATA_ROOTFS_OVERLAYS="
