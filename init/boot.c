@@ -295,7 +295,7 @@ static int find_ubi_volumes(struct strata_ctx *ctx, char *lower_dev, size_t devl
 		struct lower_layer *l = &ctx->lowers[i];
 		int vol_id;
 		if (ubi_find_volume(0, l->name, &vol_id) < 0) {
-			addon_missing(ctx, l, NULL);
+			addon_missing(ctx, l, "");
 		} else if ((r = ubi_block_device(0, vol_id, l->dev, sizeof(l->dev))) < 0) {
 			if (!l->optional)
 				fatal(ctx, "no block device for add-on layer '%s' (ubi0_%d): %s",
@@ -381,7 +381,7 @@ static void mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, c
 	struct statvfs sv;
 	if (statvfs(target, &sv) == 0 && (sv.f_flag & ST_RDONLY))
 		log_error("overlay on %s is READ-ONLY: overlayfs could not create its work "
-			  "directory in %s (is the upper full?)", target, work);
+			  "directory in %s (is the upper full?)", target, spec->work);
 	log_debug("overlay on %s: %s", target, opts);
 }
 

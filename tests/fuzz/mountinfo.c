@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Fuzz target: /proc/self/mountinfo and overlay option strings, as `strata layers` reads them. */
-/* fuzz-sources: inspect.c util.c */
+/* fuzz-sources: inspect.c json.c util.c */
 #include "../../init/inspect.h"
 #include "fuzz.h"
 
