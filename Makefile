@@ -7,11 +7,15 @@
 #   make run                 build the default board and boot it
 #   make check               every test; last line "N passed, N failed"
 #   make bench               boot-time, CPU, size figures
+#   make fuzz                every fuzz target for FUZZ_SECONDS (default 60) each
+#   make lint                cppcheck and clang-tidy on init/ and tools/
+#   make report              figures of the last fuzz run and fault campaign
 #   make deps                install build and test dependencies (Debian)
 #   make strata | install    the init alone | into DESTDIR (firmware builds)
 #
 # Variables: O=DIR (default output), V=1, CROSS_COMPILE=prefix-, DL_DIR=DIR,
-#   ROOTFS=DIR|TARBALL, ADDONS="DIR|TARBALL[:optional] ...", KERNEL_DIR=DIR
+#   ROOTFS=DIR|TARBALL, ADDONS="DIR|TARBALL[:optional] ...", KERNEL_DIR=DIR,
+#   TEST_OUT=DIR (tests' output, default output/test)
 
 # override: build systems that call this Makefile have a TOPDIR of their own
 override TOPDIR := $(CURDIR)
@@ -112,7 +116,8 @@ ifneq ($(BOARD_BUSYBOX_PKG),)
 BOARD_BUSYBOX := $(DL_DIR)/$(BOARD_BUSYBOX_PKG)-$(BOARD_DEB_ARCH)/bin/busybox
 endif
 
-.PHONY: all run check bench deps unit clean distclean flash-erase menuconfig print-warnings strata install \
+.PHONY: all run check bench fuzz lint report deps unit clean distclean flash-erase menuconfig \
+	print-warnings strata install \
 	olddefconfig savedefconfig help FORCE
 .DEFAULT_GOAL := all
 
@@ -120,7 +125,7 @@ print-warnings:
 	@echo $(WARNINGS)
 
 help:
-	$(Q)sed -n '2,15s/^# \{0,1\}//p' $(TOPDIR)/Makefile
+	$(Q)sed -n '2,19s/^# \{0,1\}//p' $(TOPDIR)/Makefile
 
 # SKIP_DEPS=1: a firmware build provides the host tools itself (README)
 deps:
@@ -230,6 +235,16 @@ unit: deps
 
 bench: deps
 	$(Q)$(TOPDIR)/tests/bench.sh
+
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	$(Q)$(TOPDIR)/tests/fuzz/fuzz.sh --seconds $(FUZZ_SECONDS)
+
+lint: deps
+	$(Q)$(TOPDIR)/tests/lint.sh
+
+report:
+	$(Q)$(TOPDIR)/tests/report.sh
 
 clean:
 	rm -rf $(BUILD) $(IMAGES)

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -295,7 +296,7 @@ static int find_ubi_volumes(struct strata_ctx *ctx, char *lower_dev, size_t devl
 		struct lower_layer *l = &ctx->lowers[i];
 		int vol_id;
 		if (ubi_find_volume(0, l->name, &vol_id) < 0) {
-			addon_missing(ctx, l, NULL);
+			addon_missing(ctx, l, "");
 		} else if ((r = ubi_block_device(0, vol_id, l->dev, sizeof(l->dev))) < 0) {
 			if (!l->optional)
 				fatal(ctx, "no block device for add-on layer '%s' (ubi0_%d): %s",
@@ -481,6 +482,11 @@ static void mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, c
 		fatal(ctx, "cannot build overlay options for %s: %s", target, strerror(-r));
 	if (mount("overlay", target, "overlay", MS_NOATIME, opts) < 0)
 		fatal(ctx, "cannot mount the overlay on %s (%s): %m", target, opts);
+	/* overlayfs falls back to read-only when it cannot create work/work (ENOSPC) */
+	struct statvfs sv;
+	if (statvfs(target, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+		log_error("overlay on %s is READ-ONLY: overlayfs could not create its work "
+			  "directory in %s (is the upper full?)", target, spec->work);
 	log_debug("overlay on %s: %s", target, opts);
 }
 

@@ -465,7 +465,8 @@ int cmd_diff(int argc, char **argv)
 	}
 	struct changes c = { 0 };
 	walk(upper, below, "", ust.st_dev, &c);
-	qsort(c.v, c.n, sizeof(*c.v), by_path);
+	if (c.n) /* qsort(NULL, 0) is undefined */
+		qsort(c.v, c.n, sizeof(*c.v), by_path);
 	long long total = 0;
 	if (json) {
 		printf("{\"layer\": \"%s\", \"upper\": ", role);

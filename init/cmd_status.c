@@ -98,8 +98,19 @@ int cmd_status(int argc, char **argv)
 			continue;
 		unsigned long long total = (unsigned long long)sv.f_blocks * sv.f_frsize;
 		unsigned long long used = total - (unsigned long long)sv.f_bfree * sv.f_frsize;
-		printf("flash:     %s: %llu KiB used of %llu KiB (%llu%%)\n", uppers[i], used >> 10,
-		       total >> 10, total ? used * 100 / total : 0);
+		printf("flash:     %s: %llu KiB used of %llu KiB (%llu%%)%s\n", uppers[i], used >> 10,
+		       total >> 10, total ? used * 100 / total : 0,
+		       sv.f_bavail ? "" : ", full: writes fail with ENOSPC");
+	}
+	static const char *const stacks[] = { "/", STRATA_SYSTEM_DIR };
+	for (size_t i = 0; i < ARRAY_SIZE(stacks); i++) {
+		struct statvfs sv;
+		if (statvfs(stacks[i], &sv) == 0 && (sv.f_flag & ST_RDONLY)) {
+			printf("overlay:   %s is READ-ONLY: overlayfs could not create its work "
+			       "directory (is the upper full? free space in %s)\n",
+			       stacks[i], STRATA_DATA_DIR);
+			degraded = 1;
+		}
 	}
 	printf("assembly:  %llu.%03llu ms\n", (unsigned long long)((exec - start) / 1000000u),
 	       (unsigned long long)((exec - start) / 1000u % 1000u));

@@ -389,8 +389,9 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 	upper_of(ctx, ctx->user_upper, sizeof(ctx->user_upper), LAYER_USER, st.user_gen);
 	gen_dir(ctx, ctx->system_work, sizeof(ctx->system_work), LAYER_SYSTEM, st.system_gen);
 	gen_dir(ctx, ctx->user_work, sizeof(ctx->user_work), LAYER_USER, st.user_gen);
-	strcat(ctx->system_work, "/work");
-	strcat(ctx->user_work, "/work");
+	/* gen_dir gives at most 36 bytes ("/run/strata/userdata/user.4294967295"): "/work" fits */
+	strcat(ctx->system_work, "/work"); // NOLINT(clang-analyzer-security.insecureAPI.strcpy)
+	strcat(ctx->user_work, "/work");   // NOLINT(clang-analyzer-security.insecureAPI.strcpy)
 	const char *dirs[] = { ctx->system_upper, ctx->system_work, ctx->user_upper, ctx->user_work };
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		int r = mkdir_p(dirs[i], 0755);

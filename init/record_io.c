@@ -134,8 +134,13 @@ int record_append(const char *dev, int is_ubi, const struct outcome_record *rec,
 				r = write_all_at(fd, slot, sizeof(slot), (off_t)next_off);
 		}
 	}
-	if (r == 0 && fsync(fd) < 0)
+	/*
+	 * A UBI volume syncs on fsync. An MTD character device has no fsync
+	 * (EINVAL) and syncs the MTD when a writer closes it.
+	 */
+	if (r == 0 && is_ubi && fsync(fd) < 0)
 		r = -errno;
-	close(fd);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
 	return r;
 }

@@ -47,6 +47,8 @@ int path_normalize(const char *in, char *out, size_t outlen)
 	}
 	if (used == 0)
 		return -EINVAL; /* "/" is the whole layer: that is a reset, not a path */
+	if (out[used - 1] == ' ' || out[used - 1] == '\t')
+		return -EINVAL; /* the request file's lines are trimmed: it would name another path */
 	out[used] = '\0';
 	return 0;
 }

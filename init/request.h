@@ -27,7 +27,8 @@ struct request {
 
 /*
  * Normalises an absolute path inside a layer: collapses "//" and "/./",
- * drops a trailing "/", refuses "..", control characters and "/" itself.
+ * drops a trailing "/", refuses "..", control characters, a trailing blank (the
+ * request file's lines are trimmed) and "/" itself.
  * Returns 0, -EINVAL or -ENAMETOOLONG.
  */
 int path_normalize(const char *in, char *out, size_t outlen);

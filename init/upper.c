@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The writable flash layer: identify, mount, prepare, probe; or degrade, loudly. */
+#include "caps.h"
 #include "flashid.h"
 #include "mtd_abi.h"
 #include "log.h"
@@ -123,7 +124,6 @@ static int probe_rename(const char *dir, unsigned flags)
 }
 
 #define CAPS_FILE STRATA_DATA_DIR "/strata.caps"
-#define CAPS_FORMAT "kernel %s\nrename_whiteout %d\nrename_exchange %d\n"
 
 /*
  * overlayfs wants RENAME_WHITEOUT and RENAME_EXCHANGE from its upper; vanilla
@@ -133,29 +133,22 @@ static int probe_rename(const char *dir, unsigned flags)
 void upper_probe_capabilities(struct strata_ctx *ctx)
 {
 	struct utsname uts;
-	char cache[256], expect[256];
+	char cache[256];
 	int w, x;
 	if (uname(&uts) < 0)
 		snprintf(uts.release, sizeof(uts.release), "unknown");
-	/* the cache is one of four texts; compare it with each */
 	ssize_t len = read_file(CAPS_FILE, cache, sizeof(cache));
-	int cached = -1;
-	for (int c = 0; len > 0 && c < 4 && cached < 0; c++) {
-		int n = snprintf(expect, sizeof(expect), CAPS_FORMAT, uts.release, c & 1, c >> 1);
-		if (n == len && memcmp(cache, expect, (size_t)n) == 0)
-			cached = c;
-	}
+	int cached = len > 0 ? caps_match(cache, (size_t)len, uts.release) : -ENOENT;
 	if (cached >= 0) {
-		w = cached & 1 ? 0 : -EINVAL;
-		x = cached >> 1 ? 0 : -EINVAL;
+		w = cached & CAPS_WHITEOUT ? 0 : -EINVAL;
+		x = cached & CAPS_EXCHANGE ? 0 : -EINVAL;
 	} else {
 		w = probe_rename(ctx->system_work, RENAME_WHITEOUT);
 		x = probe_rename(ctx->system_work, RENAME_EXCHANGE);
 		if ((w == 0 || w == -EINVAL) && (x == 0 || x == -EINVAL)) {
-			int n = snprintf(cache, sizeof(cache), CAPS_FORMAT, uts.release, w == 0,
-					 x == 0);
-			if (n > 0 && (size_t)n < sizeof(cache) &&
-			    write_file_atomic(CAPS_FILE, cache, (size_t)n, false) < 0)
+			int n = caps_format(cache, sizeof(cache), uts.release,
+					    (w == 0 ? CAPS_WHITEOUT : 0) | (x == 0 ? CAPS_EXCHANGE : 0));
+			if (n > 0 && write_file_atomic(CAPS_FILE, cache, (size_t)n, false) < 0)
 				log_debug("cannot cache the capabilities in %s: %m", CAPS_FILE);
 		}
 	}
@@ -170,7 +163,7 @@ void upper_probe_capabilities(struct strata_ctx *ctx)
 int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data,
 		      const char *mountpoint, char *reason, size_t reasonlen)
 {
-	enum flash_content content, expected;
+	enum flash_content content = FLASH_UNKNOWN, expected;
 	const char *src = data->src, *fstype = data->fstype;
 	uint64_t t0 = now_boottime_ns();
 	int r = identify(data, &content);

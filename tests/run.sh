@@ -73,6 +73,13 @@ if gcc -O1 $warnings $san -o "$out/unit/mkverity" "$top/tools/mkverity.c" -lfsve
 else
 	tally <<<"FAIL mkverity/build: does not compile (see $out/unit/mkverity.log)"
 fi
+# ---- fuzz targets, briefly (make fuzz runs them longer); static analysis ----------
+# shellcheck disable=SC2154
+tally < <(TEST_OUT="$out" "$top/tests/fuzz/fuzz.sh" --seconds "${FUZZ_CHECK_SECONDS:-3}" \
+	-k "$filter")
+if [[ lint/ =~ $filter ]]; then
+	tally < <(TEST_OUT="$out" JOBS="$jobs" "$top/tests/lint.sh")
+fi
 
 if [ $unit_only = 0 ]; then
 	# ---- images of every board a scenario needs ----------------------------------
@@ -110,26 +117,51 @@ if [ $unit_only = 0 ]; then
 	# ---- the firmware-build recipes build strata through its make interface -------
 	tally < <("$top/tests/integration.sh" "$out/integration")
 	# ---- the runtime tool on the host: exit codes 0 ok / 1 error / 2 usage ----------
+	# Every run is under valgrind: the static musl binary as shipped (memcheck
+	# sees its stack but not its heap: there is no malloc to replace), and the
+	# same sources built against glibc, where memcheck sees the heap and leaks.
+	# The read-only commands also read a sample boot record in a private /run.
 	for b in $built; do
-		bin="$out/$b/build/strata"
 		# the first board whose binary runs here (126: another architecture)
-		"$bin" --help >/dev/null 2>&1
+		"$out/$b/build/strata" --help >/dev/null 2>&1
 		[ $? -ne 126 ] || continue
-		cli() { # expected-rc expected-text args...
-			local want=$1 text=$2 got rc
+		bins="$out/$b/build/strata" glibc="$out/$b/build/strata-glibc"
+		# shellcheck disable=SC2086
+		if gcc -std=gnu11 -g -O1 -pthread $warnings -DSTRATA_VERSION='"host"' \
+			-include "$out/$b/build/strata_config.h" -o "$glibc" "$top"/init/*.c \
+			2> "$glibc.log"; then
+			bins="$bins $glibc"
+		else
+			tally <<<"FAIL cli/$b/strata-glibc: does not compile (see $glibc.log)"
+		fi
+		private_run=(unshare -m sh -c 'mount -t tmpfs strata /run && mkdir /run/strata &&
+			cp "$0" /run/strata/boot.json && exec "$@"' "$top/tests/cli/boot.json")
+		cli() { # [--boot-record] expected-rc expected-text args...
+			local wrap=() label="" want text got rc bin
+			[ "$1" = --boot-record ] && { wrap=("${private_run[@]}") label=" (boot record)"; shift; }
+			want=$1 text=$2
 			shift 2
-			got=$("$bin" "$@" 2>&1)
-			rc=$?
-			if [ $rc -eq "$want" ] && grep -qF -- "$text" <<<"$got"; then
-				tally <<<"PASS cli/$b/strata $*"
-			else
-				tally <<<"FAIL cli/$b/strata $*: exit $rc, wanted $want and '$text'; got: $got"
-			fi
+			for bin in $bins; do
+				got=$("${wrap[@]}" valgrind -q --error-exitcode=99 --leak-check=full \
+					--errors-for-leak-kinds=definite "$bin" "$@" 2>&1)
+				rc=$?
+				if [ $rc -eq "$want" ] && grep -qF -- "$text" <<<"$got"; then
+					tally <<<"PASS cli/$b/$(basename "$bin") $*$label"
+				else
+					tally <<<"FAIL cli/$b/$(basename "$bin") $*$label: exit $rc, wanted $want and '$text' (99: valgrind); got: $got"
+				fi
+			done
 		}
 		cli 0 "usage: strata COMMAND" --help
 		cli 2 "unknown command 'bogus'" bogus
 		cli 2 "unknown argument '--bogus'" status --bogus
 		cli 1 "cannot read '/run/strata/boot.json'" status
+		cli --boot-record 0 "assembly:  1769.534 ms" status
+		cli --boot-record 0 '"first_boot": true' status --json
+		cli --boot-record 0 "total                         1769.5" analyze
+		cli --boot-record 0 '{"total_ms": 1769.534, "phases": [' analyze --json
+		cli --boot-record 1 "cannot see the strata stack" layers
+		cli --boot-record 1 "cannot write '/run/strata/data/strata.request'" reset --full -y
 		break
 	done
 	# ---- QEMU scenarios -----------------------------------------------------------
@@ -137,6 +169,10 @@ if [ $unit_only = 0 ]; then
 		rm -rf "$out/work"
 		tally < <(python3 "$top/tests/lib/scenario.py" --images-root "$out" --work "$out/work" \
 			--jobs "$jobs" -k "$filter" --boards "$built" | grep --line-buffered -v '^qemu: ')
+		# the fault campaign's table (tests/scenarios/faults.py), also in make report
+		if compgen -G "$out/work/*/fault-row.txt" >/dev/null; then
+			TEST_OUT="$out" "$top/tests/report.sh" --faults
+		fi
 	fi
 fi
 

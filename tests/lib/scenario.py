@@ -62,6 +62,11 @@ class Context:
                         "options": f[5] + "," + g[2]})
         return res
 
+    def fault_row(self, case, survived, lost, note=""):
+        """One row of the fault campaign's table (tests/report.sh collects them)."""
+        with open(os.path.join(self.workdir, "fault-row.txt"), "w") as f:
+            f.write("%s\t%d\t%d\t%s\n" % (case, survived, lost, note))
+
     def cut_power_at(self, pattern):
         """Boots a fresh device, cuts the power when the console shows pattern,
         and checks that the next boot is normal and keeps what is written."""
@@ -71,6 +76,8 @@ class Context:
         vm.kill()
         vm = dev.boot()
         rec = self.boot_record(vm)
+        self.fault_row("power cut during first boot (%s)" % self.board.split("_")[-1],
+                       int(rec["mode"] == "normal"), int(rec["mode"] != "normal"), pattern)
         assert rec["mode"] == "normal", rec
         vm.sh("echo after-cut > /root/f && sync")
         vm.poweroff()

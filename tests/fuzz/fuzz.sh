@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Builds the libFuzzer targets (tests/fuzz/TARGET.c, ASan+UBSan) and runs each
+# for a bounded time, starting from its seed corpus tests/fuzz/corpus/TARGET/.
+# Every seed (regressions included) is run first. One PASS/FAIL line per
+# target; the execs go to $TEST_OUT/fuzz/stats.txt for `make report`.
+#
+# usage: tests/fuzz/fuzz.sh [--seconds N] [-k REGEX] [TARGET...]
+# env:   TEST_OUT (default output/test)
+#
+# A target is one file: a comment line "fuzz-sources: a.c b.c" names the
+# init/ files it links, and LLVMFuzzerTestOneInput drives the parser.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=${TEST_OUT:-$top/output/test}/fuzz
+seconds=60 filter="" targets=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--seconds) seconds=$2; shift 2 ;;
+	-k) filter=$2; shift 2 ;;
+	-*) echo "usage: $0 [--seconds N] [-k REGEX] [TARGET...]" >&2; exit 2 ;;
+	*) targets+=("$1"); shift ;;
+	esac
+done
+if [ ${#targets[@]} -eq 0 ]; then
+	for src in "$here"/*.c; do
+		t=$(basename "$src" .c)
+		[[ "fuzz/$t" =~ $filter ]] && targets+=("$t")
+	done
+fi
+[ ${#targets[@]} -gt 0 ] || exit 0
+command -v clang >/dev/null || { echo "FAIL fuzz: clang not installed (make deps)"; exit 1; }
+mkdir -p "$out"
+warnings=$(make -s -C "$top" print-warnings)
+stats="$out/stats.txt"
+echo "# target execs seconds corpus (fuzz.sh --seconds $seconds, $(date -u +%FT%TZ))" > "$stats"
+rc=0
+for t in "${targets[@]}"; do
+	src="$here/$t.c" bin="$out/$t" log="$out/$t.log"
+	srcs=$(sed -n 's|^/\* fuzz-sources: \(.*\) \*/$|\1|p' "$src")
+	if [ -z "$srcs" ]; then
+		echo "FAIL fuzz/$t: no 'fuzz-sources:' line in $src"
+		rc=1; continue
+	fi
+	# shellcheck disable=SC2086
+	if ! clang -std=gnu11 -g -O1 $warnings -Wno-unknown-warning-option \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-include "$top/tests/unit/config.h" -o "$bin" "$src" \
+		$(printf "$top/init/%s " $srcs) > "$log" 2>&1; then
+		echo "FAIL fuzz/$t: does not compile (see $log)"
+		cat "$log" >&2
+		rc=1; continue
+	fi
+	seeds="$here/corpus/$t" work="$out/corpus/$t"
+	mkdir -p "$seeds" "$work"
+	# seeds and regressions first, each once, then new inputs for the time given
+	if ! "$bin" -runs=0 -artifact_prefix="$out/$t-" "$seeds" >> "$log" 2>&1; then
+		echo "FAIL fuzz/$t: a seed input fails (see $log)"
+		tail -n 30 "$log" >&2
+		rc=1; continue
+	fi
+	if "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -max_len=8192 \
+		-print_final_stats=1 -artifact_prefix="$out/$t-" "$work" "$seeds" >> "$log" 2>&1; then
+		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+		n=$(find "$work" "$seeds" -type f | wc -l)
+		echo "$t ${execs:-0} $seconds $n" >> "$stats"
+		echo "PASS fuzz/$t (${execs:-0} execs in ${seconds} s, corpus $n)"
+	else
+		crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
+		echo "FAIL fuzz/$t: crash, input in ${crash:-$log}; add it to $seeds once fixed"
+		grep -A 25 -E '^==[0-9]+==ERROR|invariant failed|runtime error' "$log" | head -n 40 >&2
+		rc=1
+	fi
+done
+exit $rc
