@@ -13,7 +13,6 @@
  * and applies the request again; after it, the reset state. Time does not
  * grow with the data in the upper: the old generation is only renamed.
  */
-#define _GNU_SOURCE /* syncfs */
 #include "log.h"
 #include "request.h"
 #include "strata.h"
@@ -57,18 +56,16 @@ static void powercut_point(struct strata_ctx *ctx, const char *point)
 		pause();
 }
 
-/* A write barrier on the data filesystems: what came before is on flash before what follows. */
+/*
+ * A write barrier: what came before is on flash before what follows.
+ * syncfs() of the data filesystems would do on real flash, but an MTD
+ * emulated over a block device (block2mtd) keeps its writes in that
+ * device's page cache until a global sync. Before the overlays are up
+ * only the data filesystems are writable, so sync() costs what syncfs does.
+ */
 static void barrier(struct strata_ctx *ctx, const char *point)
 {
-	static const char *const dirs[] = { STRATA_DATA_DIR, STRATA_USERDATA_DIR };
-	for (size_t i = 0; i < (ctx->user_separate ? 2u : 1u); i++) {
-		int fd = open(dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd >= 0) {
-			if (syncfs(fd) < 0)
-				log_warn("syncfs %s: %m", dirs[i]);
-			close(fd);
-		}
-	}
+	sync();
 	powercut_point(ctx, point);
 }
 
