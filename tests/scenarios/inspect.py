@@ -105,10 +105,13 @@ def layers_status_and_analyze(ctx):
         ("system", "system", "/run/strata/data/system.1/upper", "ubifs", "ubi0:rootfs_data",
          False, "read-write"),
         ("lower0", "system", "/run/strata/lower/0", "squashfs", "/dev/ubiblock0_0", True,
-         "read-only"),
+         "verified"),
     ], layers
     assert 0 < layers[0]["free"] < layers[0]["size"] <= 16 << 20, layers[0]
-    assert "size" not in layers[2] and layers[2]["verity"] is None
+    verity = layers[2]["verity"]
+    assert "size" not in layers[2] and layers[0]["verity"] is None, layers
+    assert verity["state"] == "verified" and verity["expected"] == verity["measured"], verity
+    assert verity["measured"] == ctx.boot_record(vm)["verity"][0]["measured"]
     assert "lower0   system  /run/strata/lower/0" in vm.out("strata layers")
 
     status = vm.out("strata status")

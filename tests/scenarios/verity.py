@@ -3,6 +3,7 @@
 manifest in the initramfs: the good path, a tampered volume, a manifest that
 matches nothing, a layer the manifest does not list, and one it lists that the
 board does not have."""
+import json
 import os
 import re
 import struct
@@ -252,6 +253,12 @@ def assert_all_verified(ctx, vm):
         d = fsverity_digest(path)
         want.append((name, "verified", optional, os.path.getsize(path), d, d))
     assert got == want, got
+    # strata layers shows each lower's check, by the lower's name
+    layers = json.loads(vm.out("strata layers --json"))["layers"]
+    got = [(l["name"], l["state"], l["verity"]) for l in layers if l["role"] == "lower"]
+    assert got == [(name, "verified", {"state": "verified", "expected": d, "measured": d})
+                   for name, _, _, _, d, _ in want], got
+    assert "verified" in vm.out("strata layers | grep '^lower1 '")
 
 
 @scenario(NOR_ADDONS)
