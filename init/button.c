@@ -147,11 +147,8 @@ static void led_show(const struct button_conf *c, unsigned level, const char *sa
 	}
 	/* no timer trigger (ledtrig-timer not loaded), or full: steady on */
 	sysfs_write(path, "none");
-	path[strlen(path) - strlen("trigger")] = '\0';
-	if (strlen(path) + strlen("brightness") < sizeof(path)) {
-		strcat(path, "brightness");
+	if (xsnprintf(path, sizeof(path), "/sys/class/leds/%s/brightness", c->led) == 0)
 		sysfs_write(path, "255");
-	}
 }
 
 /* The LED's trigger before the button took it over: the [bracketed] one. */

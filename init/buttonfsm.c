@@ -2,6 +2,8 @@
 /* The reset button's policy: hold-time state machine and /etc/strata/button. Pure code. */
 #include "buttonfsm.h"
 
+#include "util.h"
+
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -18,19 +20,6 @@ void button_conf_defaults(struct button_conf *c)
 	/* the Kconfig string is checked against the size at build time */
 	_Static_assert(sizeof(CONFIG_STRATA_BUTTON_LED) <= sizeof(c->led), "LED name too long");
 	memcpy(c->led, CONFIG_STRATA_BUTTON_LED, sizeof(CONFIG_STRATA_BUTTON_LED));
-}
-
-static int parse_uint(const char *s, unsigned max, unsigned *out)
-{
-	char *end;
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (errno || *end || v > max)
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
 }
 
 static int conf_line(struct button_conf *c, const char *name, const char *val)

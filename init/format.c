@@ -135,8 +135,8 @@ int format_vfprintf(FILE *f, const char *fmt, va_list ap)
 						  : va_arg(ap, int);
 			if (size == -1)
 				iv = (short)iv;
-			else if (size <= -2)
-				iv = (signed char)iv;
+			else if (size <= -2) /* the low byte, sign-extended */
+				iv = (intmax_t)(uint8_t)iv - ((uint8_t)iv > 127 ? 256 : 0);
 			v = iv < 0 ? -(uintmax_t)iv : (uintmax_t)iv;
 			prefix = iv < 0 ? "-" : sign == '+' ? "+" : sign == ' ' ? " " : "";
 			break;
@@ -169,12 +169,13 @@ int format_vfprintf(FILE *f, const char *fmt, va_list ap)
 			unsigned base = conv == 'o' ? 8 : conv == 'x' || conv == 'X' ? 16 : 10;
 			const char *dig = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
 			char *e = num + sizeof(num), *p = e;
-			while (v) {
-				*--p = dig[v % base];
-				v /= base;
+			/* zero with precision 0 has no digits */
+			if (v || prec != 0) {
+				do {
+					*--p = dig[v % base];
+					v /= base;
+				} while (v);
 			}
-			if (prec != 0 && p == e)
-				*--p = '0';
 			s = p;
 			len = (size_t)(e - p);
 		} else {

@@ -2,6 +2,8 @@
 /* Boot options: Kconfig defaults overridden by strata.* kernel command line keys. */
 #include "opts.h"
 
+#include "util.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,19 +99,6 @@ int cmdline_next(const char **cursor, char *key, size_t keylen, char *val, size_
 	val[v] = '\0';
 	*cursor = p;
 	return overflow ? -ENAMETOOLONG : 1;
-}
-
-static int parse_uint(const char *s, unsigned max, unsigned *out)
-{
-	char *end;
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (errno || *end || v > max)
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
 }
 
 static bool parse_bool(const char *val, bool has_val, bool *out)

@@ -315,3 +315,16 @@ int copy_tree(const char *src, const char *dst)
 	struct timespec times[2] = { st.st_atim, st.st_mtim };
 	return utimensat(AT_FDCWD, dst, times, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
+
+int parse_uint(const char *s, unsigned max, unsigned *out)
+{
+	char *end;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}

@@ -18,6 +18,9 @@ void process_rusage_ns(uint64_t *user_ns, uint64_t *sys_ns);
 /* A "Key:   N kB" field of /proc/PID/status text; -1 when absent. */
 long proc_status_kb(const char *status, const char *key);
 /* Reads at most len-1 bytes and NUL-terminates. Returns the length or -errno. */
+/* A decimal number without sign or trailing text, at most max. Returns 0 or -EINVAL. */
+int parse_uint(const char *s, unsigned max, unsigned *out);
+
 ssize_t read_file(const char *path, char *buf, size_t len);
 /* Writes path.tmp, fsyncs it when durable, renames it over path. */
 int write_file_atomic(const char *path, const void *data, size_t len, bool durable);

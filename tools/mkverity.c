@@ -77,9 +77,7 @@ static char *path_join(const char *a, const char *b)
 	char *p = malloc(la + lb + 2);
 	if (!p)
 		die("out of memory");
-	memcpy(p, a, la);
-	p[la] = '/';
-	memcpy(p + la + 1, b, lb + 1);
+	snprintf(p, la + lb + 2, "%s/%s", a, b);
 	return p;
 }
 

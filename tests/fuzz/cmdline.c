@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Fuzz target: the kernel command line (strata.* keys, MODULE.param= words). */
-/* fuzz-sources: opts.c */
+/* fuzz-sources: opts.c util.c */
 #include "../../init/opts.h"
 #include "fuzz.h"
 
