@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Logging to /dev/kmsg and the console, usable from the first instruction. */
+#define _GNU_SOURCE /* dup3 */
 #include "log.h"
 
 #include <errno.h>
@@ -20,7 +21,8 @@ static struct {
 	bool kmsg_only; /* a daemon's lines stay out of the console's way */
 	bool debug;
 	int console_loglevel; /* kmsg lines below this level already reach the console */
-} log_target = { -1, -1, false, false, false, 0 };
+	unsigned kmsg_lines;
+} log_target = { -1, -1, false, false, false, 0, 0 };
 
 static int read_console_loglevel(void)
 {
@@ -99,8 +101,22 @@ static void vslog(int prio, const char *fmt, va_list ap)
 		write_all(STDERR_FILENO, line + 3, len - 3);
 		return;
 	}
-	if (log_target.kmsg_fd >= 0)
+	if (log_target.kmsg_fd >= 0) {
+		/*
+		 * The kernel lets one open /dev/kmsg write 10 lines per 5 s and
+		 * drops the rest (printk.devkmsg=ratelimit, the default); the
+		 * boot's log must not lose a line, so every 8th goes through a
+		 * fresh open of it, under the same descriptor.
+		 */
+		if (++log_target.kmsg_lines % 8 == 0) {
+			int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+			if (fd >= 0) {
+				dup3(fd, log_target.kmsg_fd, O_CLOEXEC);
+				close(fd);
+			}
+		}
 		write_all(log_target.kmsg_fd, line, len);
+	}
 	if (log_target.console_fd >= 0 &&
 	    (log_target.kmsg_fd < 0 || (prio >= log_target.console_loglevel && !log_target.kmsg_only)))
 		write_all(log_target.console_fd, line + 3, len - 3);
