@@ -470,24 +470,24 @@ static void mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, c
 	if (r == 0) {
 		log_debug("overlay on %s (fsopen): %zu lower(s)%s%s", target, spec->n_lowers,
 			  spec->datadir ? ", data-only " : "", spec->datadir ? spec->datadir : "");
-		return;
+	} else {
+		if (r != -ENOSYS)
+			fatal(ctx, "cannot mount the overlay on %s: %s%s%s", target, strerror(-r),
+			      msg[0] ? ": " : "", msg);
+		log_warn("overlay on %s: no new mount API (%s); using mount(2)", target,
+			 msg[0] ? msg : "fsopen: ENOSYS");
+		r = ovl_build_options(spec, opts, sizeof(opts));
+		if (r < 0)
+			fatal(ctx, "cannot build overlay options for %s: %s", target, strerror(-r));
+		if (mount("overlay", target, "overlay", MS_NOATIME, opts) < 0)
+			fatal(ctx, "cannot mount the overlay on %s (%s): %m", target, opts);
+		log_debug("overlay on %s: %s", target, opts);
 	}
-	if (r != -ENOSYS)
-		fatal(ctx, "cannot mount the overlay on %s: %s%s%s", target, strerror(-r),
-		      msg[0] ? ": " : "", msg);
-	log_warn("overlay on %s: no new mount API (%s); using mount(2)", target,
-		 msg[0] ? msg : "fsopen: ENOSYS");
-	r = ovl_build_options(spec, opts, sizeof(opts));
-	if (r < 0)
-		fatal(ctx, "cannot build overlay options for %s: %s", target, strerror(-r));
-	if (mount("overlay", target, "overlay", MS_NOATIME, opts) < 0)
-		fatal(ctx, "cannot mount the overlay on %s (%s): %m", target, opts);
 	/* overlayfs falls back to read-only when it cannot create work/work (ENOSPC) */
 	struct statvfs sv;
 	if (statvfs(target, &sv) == 0 && (sv.f_flag & ST_RDONLY))
 		log_error("overlay on %s is READ-ONLY: overlayfs could not create its work "
 			  "directory in %s (is the upper full?)", target, spec->work);
-	log_debug("overlay on %s: %s", target, opts);
 }
 
 /*
