@@ -161,7 +161,9 @@ int cmd_layers(int argc, char **argv)
 static const char which_usage[] =
 	"usage: strata which [--json] PATH\n"
 	"  Which layer provides PATH now: a copy-up, a whiteout or an opaque directory in an\n"
-	"  upper, or a file of a lower. Paths that do not exist report the whiteout that hides them.\n";
+	"  upper, or a file of lower N (with its partition or volume name); for a metacopy file,\n"
+	"  the object it redirects to with its pinned and measured fs-verity digest. Paths that\n"
+	"  do not exist report the whiteout that hides them.\n";
 
 static bool is_whiteout(const struct stat *st)
 {
