@@ -147,7 +147,7 @@ static void led_show(const struct button_conf *c, unsigned level, const char *sa
 	}
 	/* no timer trigger (ledtrig-timer not loaded), or full: steady on */
 	sysfs_write(path, "none");
-	if (xsnprintf(path, sizeof(path), "/sys/class/leds/%s/brightness", c->led) == 0)
+	if (xsnprintf(path, sizeof(path), "/sys/class/leds/%s/brightness", c->led) >= 0)
 		sysfs_write(path, "255");
 }
 
