@@ -188,9 +188,16 @@ def boot_holding(dev):
     conn = []
 
     def repeat():
-        conn.append(Qmp(sock))
+        # a boot the harness retries (an emulator oops before /init) is a new
+        # QEMU on the same socket path: connect again when the old one is gone
         while not seen.is_set():
-            conn[0].key(True)
+            try:
+                if not conn:
+                    conn.append(Qmp(sock))
+                conn[0].key(True)
+            except (OSError, ValueError):
+                if conn:
+                    conn.pop().sock.close()
             time.sleep(0.2)
     # pressing from the start: the init may read the key a second after it starts
     t = threading.Thread(target=repeat, daemon=True)
