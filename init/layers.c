@@ -328,9 +328,14 @@ static void apply_request(struct strata_ctx *ctx, struct layer_state *st)
 	}
 	if (r == 0) {
 		powercut_point(ctx, "request-applied");
+		/*
+		 * No barrier: the state already names this request as applied, so
+		 * a request file that comes back after a power cut is skipped and
+		 * removed again by the next boot.
+		 */
 		if (unlink(STRATA_REQUEST_FILE) < 0 && errno != ENOENT)
 			log_error("cannot remove %s: %m", STRATA_REQUEST_FILE);
-		barrier(ctx, "request-removed");
+		powercut_point(ctx, "request-removed");
 		snprintf(ctx->rec.request_result, sizeof(ctx->rec.request_result), "%s",
 			 request_kind_name(req.kind));
 		ctx->rec.request_apply_ns = now_boottime_ns() - t0;
@@ -406,10 +411,15 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 			if (r < 0)
 				log_warn_errno(r, "cannot write %s: %m", STATE_FILE);
 		}
+		/*
+		 * No barrier: a generation whose move to the trash does not reach
+		 * the flash before a power cut is still not the live one, and the
+		 * next boot moves it again.
+		 */
 		if (trash_stale_in(ctx, STRATA_DATA_DIR, "system", st.system_gen) +
 			    trash_stale_in(ctx, user_base(ctx), "user", st.user_gen) >
 		    0)
-			barrier(ctx, "layers-ready");
+			powercut_point(ctx, "layers-ready");
 	}
 	return 0;
 }

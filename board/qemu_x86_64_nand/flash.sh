@@ -40,8 +40,15 @@ ubinize -o "$IMAGES/flash-ubi.img" -p "$PEB" -m 1 -Q 0 "$cfg"
 rm -f "$cfg"
 size=$(stat -c %s "$IMAGES/flash-ubi.img")
 [ "$size" -le "$FLASH_SIZE" ] || { echo "flash.sh: UBI image ($size bytes) exceeds the flash" >&2; exit 1; }
-# the device's flash: written only when absent (make flash-erase starts over)
-if [ ! -f "$IMAGES/flash-data.bin" ]; then
-	{ cat "$IMAGES/flash-ubi.img"; head -c $((FLASH_SIZE - size)) /dev/zero | tr '\000' '\377'; } \
-		> "$IMAGES/flash-data.bin"
+# the device's flash: kept across builds unless the UBI image changed (its
+# static volumes are the firmware: a new one starts the flash over, loudly);
+# make flash-erase starts over too
+disk="$IMAGES/flash-data.bin"
+sum=$(sha256sum < "$IMAGES/flash-ubi.img")
+if [ -f "$disk" ] && [ "$sum" = "$(cat "$IMAGES/.flash-data.ubi" 2>/dev/null)" ]; then
+	exit 0
 fi
+[ -f "$disk" ] && echo "flash.sh: new UBI image (firmware): $disk starts over"
+{ cat "$IMAGES/flash-ubi.img"; head -c $((FLASH_SIZE - size)) /dev/zero | tr '\000' '\377'; } \
+	> "$disk"
+echo "$sum" > "$IMAGES/.flash-data.ubi"

@@ -52,6 +52,16 @@ def nand_changes_persist_across_reboot(ctx):
     assert vm.sh("test -e /etc/group.moved && test ! -e /etc/group", check=False)[0] == 0
     assert vm.out("ls /sys/class/ubi/ | grep -c '^ubi0_'") == "4"
     assert vm.out("cat /run/strata/userdata/user.1/upper/root/note") == "nand"
+    # the root image's shutdown remounted both uppers read-only: marked clean,
+    # they mount without journal recovery; a power cut leaves them to recover
+    assert "recovery needed" not in vm.out("dmesg | grep UBIFS"), vm.out("dmesg | grep UBIFS")
+    vm.sh("echo cut > /root/cut && sync")
+    vm.kill()
+    vm = dev.boot()
+    ubifs = vm.out("dmesg | grep UBIFS")
+    assert "UBIFS (ubi0:2): recovery needed" in ubifs and \
+        "UBIFS (ubi0:3): recovery needed" in ubifs, ubifs
+    assert vm.out("cat /root/cut") == "cut"
 
 
 @scenario(NAND)
