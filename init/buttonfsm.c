@@ -43,12 +43,24 @@ static int conf_line(struct button_conf *c, const char *name, const char *val)
 	}
 	if (strcmp(name, "led") == 0) {
 		size_t n = strlen(val);
-		if (n >= sizeof(c->led) || strchr(val, '/') || strcmp(val, "..") == 0)
+		const char *star = strchr(val, '*');
+		if (n >= sizeof(c->led) || strchr(val, '/') || strcmp(val, "..") == 0 ||
+		    strcmp(val, ".") == 0 || (star && strchr(star + 1, '*')))
 			return -EINVAL;
 		memcpy(c->led, val, n + 1);
 		return 0;
 	}
 	return -EINVAL;
+}
+
+bool button_led_match(const char *pattern, const char *name)
+{
+	const char *star = strchr(pattern, '*');
+	if (!star)
+		return strcmp(pattern, name) == 0;
+	size_t pre = (size_t)(star - pattern), post = strlen(star + 1), len = strlen(name);
+	return len >= pre + post && strncmp(name, pattern, pre) == 0 &&
+	       strcmp(name + len - post, star + 1) == 0;
 }
 
 int button_conf_parse(struct button_conf *c, const char *text, unsigned *bad_line)

@@ -18,7 +18,7 @@ struct button_conf {
 	unsigned user_ms;  /* held at least this long: reset --user */
 	unsigned full_ms;  /* held at least this long: reset --full */
 	bool short_reboot; /* a short press reboots (OpenWrt's habit) */
-	char led[64];      /* /sys/class/leds/<led>; empty: none */
+	char led[64];      /* /sys/class/leds/<led>, at most one '*'; empty: none */
 };
 
 /* The Kconfig defaults. */
@@ -29,6 +29,13 @@ void button_conf_defaults(struct button_conf *c);
  * (0: the thresholds are not short_ms <= user_ms < full_ms); c is then unchanged.
  */
 int button_conf_parse(struct button_conf *c, const char *text, unsigned *bad_line);
+
+/*
+ * Whether an LED's name matches the configured one, where one '*' stands for
+ * any run of characters: "input*::scrolllock" is a keyboard's LED whatever
+ * number the input device got.
+ */
+bool button_led_match(const char *pattern, const char *name);
 
 /* What a hold of held_ms means. */
 enum button_action button_decide(const struct button_conf *c, uint64_t held_ms);

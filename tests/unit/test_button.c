@@ -167,7 +167,7 @@ static void config_file(void)
 	unsigned bad;
 	button_conf_defaults(&c);
 	CHECK(c.key == 88 && c.user_ms == 5000 && c.full_ms == 10000 && !c.short_reboot);
-	CHECK_STR(c.led, "input0::scrolllock");
+	CHECK_STR(c.led, "input*::scrolllock");
 	CHECK(button_conf_parse(&c, "# thresholds\n user_ms 3000 \nfull_ms\t8000 # longer\n\n"
 				    "short reboot\nkey 408\nled green:status\r\n",
 				    &bad) == 0);
@@ -179,7 +179,8 @@ static void config_file(void)
 	struct button_conf before = c;
 	const char *bad_texts[] = { "user_ms 5000\nbogus 1\n", "user_ms 5000\nuser_ms\n",
 				    "user_ms -5\n",  "user_ms 5s\n", "short sometimes\n",
-				    "led ../x\n", "key 99999\n", "user_ms 99999999999999999999\n" };
+				    "led ../x\n", "key 99999\n", "user_ms 99999999999999999999\n",
+				    "led *::*\n", "led .\n" };
 	for (size_t i = 0; i < sizeof(bad_texts) / sizeof(bad_texts[0]); i++) {
 		CHECK(button_conf_parse(&c, bad_texts[i], &bad) == -EINVAL);
 		CHECK(bad == (i < 2 ? 2u : 1u));
@@ -194,8 +195,25 @@ static void config_file(void)
 	CHECK(memcmp(&c, &before, sizeof(c)) == 0); /* a bad file changes nothing */
 }
 
+static void led_names(void)
+{
+	CHECK(button_led_match("green:status", "green:status"));
+	CHECK(!button_led_match("green:status", "green:statusx"));
+	CHECK(button_led_match("input*::scrolllock", "input0::scrolllock"));
+	CHECK(button_led_match("input*::scrolllock", "input12::scrolllock"));
+	CHECK(button_led_match("input*::scrolllock", "input::scrolllock"));
+	CHECK(!button_led_match("input*::scrolllock", "input0::capslock"));
+	CHECK(!button_led_match("input*::scrolllock", "input0::scrolllockx"));
+	/* prefix and suffix may not share characters */
+	CHECK(!button_led_match("ab*ba", "aba"));
+	CHECK(button_led_match("*", "anything"));
+	CHECK(button_led_match("*:status", "green:status"));
+	CHECK(button_led_match("green:*", "green:"));
+}
+
 int main(void)
 {
+	RUN(led_names);
 	RUN(thresholds);
 	RUN(autorepeat_changes_nothing);
 	RUN(threshold_announcements_and_timeouts);
