@@ -48,8 +48,9 @@ def read_files(vm):
     return files
 
 
-def fault_row(ctx, case, survived, lost, note=""):
-    ctx.fault_row(case, survived, lost, note)
+def fault_case(ctx, case, ok, note=""):
+    """One case of the campaign's table: survived or lost."""
+    ctx.fault_row(case, int(ok), int(not ok), note)
 
 
 def power_cut_while_writing(ctx, case):
@@ -96,8 +97,8 @@ def power_cut_while_writing(ctx, case):
             bad.append((n, files[n][:40]))
             lost += 1
     temps = [n for n in files if n.endswith(".tmp")]
-    fault_row(ctx, case, survived, lost, "cut after round %d; %d of %d unsynced files kept, "
-              "%d temporary files left" % (acked, len(unsynced), acked, len(temps)))
+    ctx.fault_row(case, survived, lost, "cut after round %d; %d of %d unsynced files kept, "
+                  "%d temporary files left" % (acked, len(unsynced), acked, len(temps)))
     assert not bad, bad
     # and the device goes on writing
     vm.sh("echo after > /root/pc/after && sync && test \"$(cat /root/pc/after)\" = after")
@@ -135,8 +136,7 @@ def fault_flash_read_errors_degrade(ctx):
     vm = dev.boot()
     rec = ctx.boot_record(vm)
     ok = rec["mode"] == "degraded" and "I/O error" in rec["degraded_reason"]
-    fault_row(ctx, "flash returns I/O errors on read", int(ok), int(not ok),
-              rec["degraded_reason"])
+    fault_case(ctx, "flash returns I/O errors on read", ok, rec["degraded_reason"])
     assert ok, rec
     assert "cannot read 'rootfs_data'" in rec["degraded_reason"], rec
     rc, out = vm.sh("strata status", check=False)
@@ -156,8 +156,7 @@ def fault_truncated_flash_image_degrades(ctx):
     vm = dev.boot()
     rec = ctx.boot_record(vm)
     ok = rec["mode"] == "degraded" and "'rootfs_data'" in rec["degraded_reason"]
-    fault_row(ctx, "flash image truncated to nothing", int(ok), int(not ok),
-              rec["degraded_reason"])
+    fault_case(ctx, "flash image truncated to nothing", ok, rec["degraded_reason"])
     assert ok, rec
     vm.poweroff()
     assert os.path.getsize(dev.path("flash-data.bin")) == 0, "strata wrote to it"
@@ -186,8 +185,8 @@ def fault_full_upper_still_boots(ctx):
     said = "overlay:   / is READ-ONLY" in status and rc == 1 and \
         "overlay on /newroot is READ-ONLY" in vm.out("dmesg")
     ok = rec["mode"] == "normal" and kept and full and said
-    fault_row(ctx, "upper full (ENOSPC)", int(ok), int(not ok),
-              "root read-only, said by status and kmsg" if said else status)
+    fault_case(ctx, "upper full (ENOSPC)", ok,
+               "root read-only, said by status and kmsg" if said else status)
     assert rec["mode"] == "normal" and kept, rec
     assert full and said, (rc, status)
     vm.sh("rm -f /run/strata/data/user.1/upper/root/fill && sync")
@@ -232,8 +231,7 @@ def fault_missing_module_is_named(ctx):
     rec = ctx.boot_record(vm)
     named = "cannot load module jffs2" in vm.out("dmesg")
     ok = named and rec["mode"] == "degraded"
-    fault_row(ctx, "module missing from the initramfs (jffs2)", int(ok), int(not ok),
-              rec["degraded_reason"])
+    fault_case(ctx, "module missing from the initramfs (jffs2)", ok, rec["degraded_reason"])
     assert named, vm.out("dmesg | grep strata")
     # the degraded boot is recorded without complaint
     assert "cannot write the boot-outcome record" not in vm.text, vm.out("dmesg | grep strata")
@@ -254,8 +252,8 @@ def fault_cmdline_garbage_long_keys(ctx):
     named = vm.text.count("ignoring kernel command line key 'strata.")
     in_kmsg = vm.out("dmesg").count("ignoring kernel command line key 'strata.")
     ok = rec["mode"] == "normal" and rec["cmdline_rejected"] == len(garbage) == named
-    fault_row(ctx, "kernel command line garbage (%d keys)" % len(garbage), int(ok), int(not ok),
-              "%d rejected, %d named on the console, %d in kmsg" % (rec["cmdline_rejected"],
-                                                                     named, in_kmsg))
+    fault_case(ctx, "kernel command line garbage (%d keys)" % len(garbage), ok,
+               "%d rejected, %d named on the console, %d in kmsg"
+               % (rec["cmdline_rejected"], named, in_kmsg))
     assert ok, (rec["cmdline_rejected"], named, rec["mode"])
     assert rec["init"] == "/sbin/init" and ctx.mount_at(vm, "/")["fstype"] == "overlay"
