@@ -135,17 +135,17 @@ static int sysfs_write(const char *path, const char *val)
 }
 
 /*
- * /sys/class/leds/LED/attr for the configured LED; with a '*' in its name the
- * first matching LED in name order, looked up at each use (an input device
- * that comes back after a reset gets another number).
+ * /sys/class/leds/LED of the configured LED; with a '*' in its name the first
+ * matching LED in name order, looked up at each use (an input device that
+ * comes back after a reset gets another number).
  */
-static int led_path(const struct button_conf *c, const char *attr, char *path, size_t len)
+static int led_dir(const struct button_conf *c, char *dir, size_t len)
 {
 	char best[sizeof(c->led)] = "";
 	if (!c->led[0])
 		return -ENOENT;
 	if (!strchr(c->led, '*'))
-		return xsnprintf(path, len, "/sys/class/leds/%s/%s", c->led, attr);
+		return xsnprintf(dir, len, "/sys/class/leds/%s", c->led);
 	DIR *d = opendir("/sys/class/leds");
 	struct dirent *de;
 	while (d && (de = readdir(d)))
@@ -154,14 +154,14 @@ static int led_path(const struct button_conf *c, const char *attr, char *path, s
 			memcpy(best, de->d_name, strlen(de->d_name) + 1);
 	if (d)
 		closedir(d);
-	return best[0] ? xsnprintf(path, len, "/sys/class/leds/%s/%s", best, attr) : -ENOENT;
+	return best[0] ? xsnprintf(dir, len, "/sys/class/leds/%s", best) : -ENOENT;
 }
 
 /* LED feedback: blinking once a user reset is selected, on for a full one, as before otherwise. */
 static void led_show(const struct button_conf *c, unsigned level, const char *saved)
 {
-	char path[128];
-	if (led_path(c, "trigger", path, sizeof(path)) < 0)
+	char dir[96], path[128];
+	if (led_dir(c, dir, sizeof(dir)) < 0 || xsnprintf(path, sizeof(path), "%s/trigger", dir) < 0)
 		return;
 	if (level == 0 || (level == 1 && sysfs_write(path, "timer") == 0)) {
 		if (level == 0)
@@ -170,16 +170,17 @@ static void led_show(const struct button_conf *c, unsigned level, const char *sa
 	}
 	/* no timer trigger (ledtrig-timer not loaded), or full: steady on */
 	sysfs_write(path, "none");
-	if (led_path(c, "brightness", path, sizeof(path)) >= 0)
+	if (xsnprintf(path, sizeof(path), "%s/brightness", dir) >= 0)
 		sysfs_write(path, "255");
 }
 
 /* The LED's trigger before the button took it over: the [bracketed] one. */
 static void led_saved_trigger(const struct button_conf *c, char *saved, size_t len)
 {
-	char path[128], text[1024];
+	char dir[96], path[128], text[1024];
 	snprintf(saved, len, "none");
-	if (led_path(c, "trigger", path, sizeof(path)) < 0 || read_file(path, text, sizeof(text)) < 0) {
+	if (led_dir(c, dir, sizeof(dir)) < 0 || xsnprintf(path, sizeof(path), "%s/trigger", dir) < 0 ||
+	    read_file(path, text, sizeof(text)) < 0) {
 		if (c->led[0])
 			log_warn("button: LED '%s' not found in /sys/class/leds", c->led);
 		return;
