@@ -92,9 +92,12 @@ endif
 
 WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wmissing-prototypes \
 	-Wstrict-prototypes -Wpointer-arith -Wvla -Wno-format-nonliteral -Wno-format-truncation
+# Size: one segment per permission, no padding; common-page-size=64 keeps ld
+# from padding the file to a page boundary before the data segment (it may
+# share the text's last page, congruent modulo the page size as loaders need).
 TARGET_CFLAGS := -std=gnu11 -Os -flto=auto -pthread $(WARNINGS) -static -fno-asynchronous-unwind-tables \
 	-ffunction-sections -fdata-sections -Wl,--gc-sections -Wl,--build-id=none \
-	-Wl,-z,noseparate-code -Wl,-z,norelro -fno-stack-protector \
+	-Wl,-z,noseparate-code -Wl,-z,norelro -Wl,-z,common-page-size=64 -fno-stack-protector \
 	-DSTRATA_VERSION='"$(VERSION)"' -include $(BUILD)/strata_config.h
 INIT_SRCS := $(sort $(wildcard $(TOPDIR)/init/*.c))
 INIT_HDRS := $(wildcard $(TOPDIR)/init/*.h)
@@ -188,7 +191,9 @@ install: $(BUILD)/strata
 
 endif
 
-$(BUILD)/strata_config.h: $(CONFIG) $(TOPDIR)/Kconfig $(TOPDIR)/tools/kconfig-header.sh
+$(BUILD)/strata_config.h: $(CONFIG) $(TOPDIR)/Kconfig $(TOPDIR)/tools/kconfig-header.sh \
+		$(TOPDIR)/tools/check-config.sh
+	$(Q)$(TOPDIR)/tools/check-config.sh $(CONFIG)
 	$(Q)mkdir -p $(BUILD)
 	$(Q)$(TOPDIR)/tools/kconfig-header.sh $(TOPDIR)/Kconfig $(CONFIG) > $@.tmp && mv $@.tmp $@
 

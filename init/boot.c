@@ -4,6 +4,7 @@
 #include "modules.h"
 #include "mtd.h"
 #include "ovl.h"
+#include "request.h"
 #include "store.h"
 #include "strata.h"
 #include "ubi.h"
@@ -492,8 +493,10 @@ static void mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, c
 
 /*
  * lowers -> system overlay (system upper) -> user overlay (user upper): two
- * levels, the kernel's FILESYSTEM_MAX_STACK_DEPTH. The system overlay stays
- * mounted read-write at /run/strata/system for provisioning.
+ * levels, the kernel's FILESYSTEM_MAX_STACK_DEPTH (a deeper strata.stack= or
+ * CONFIG_STRATA_STACK is refused before this), or the system overlay alone.
+ * The system overlay stays mounted read-write at /run/strata/system for
+ * provisioning.
  */
 static void mount_layers(struct strata_ctx *ctx)
 {
@@ -513,6 +516,14 @@ static void mount_layers(struct strata_ctx *ctx)
 	}
 	mount_overlay(ctx, &system, STRATA_SYSTEM_DIR);
 	bootrec_add_layer(&ctx->rec, "system", "overlay", "overlay", STRATA_SYSTEM_DIR, "mounted");
+	if (ctx->opts.stack_levels == 1) {
+		/* one level: the root is the system overlay itself, still reachable there too */
+		if (mkdir_p(STRATA_NEWROOT, 0755) < 0 ||
+		    mount(STRATA_SYSTEM_DIR, STRATA_NEWROOT, NULL, MS_BIND, NULL) < 0)
+			fatal(ctx, "cannot bind the system overlay to %s: %m", STRATA_NEWROOT);
+		bootrec_add_layer(&ctx->rec, "root", "overlay", "overlay", "/", "system");
+		return;
+	}
 	struct ovl_spec user = { .lowers = { STRATA_SYSTEM_DIR }, .n_lowers = 1,
 				 .upper = ctx->user_upper, .work = ctx->user_work };
 	mount_overlay(ctx, &user, STRATA_NEWROOT);
@@ -538,6 +549,12 @@ void boot_main(struct strata_ctx *ctx)
 	load_modules(ctx);
 	phase_end(ctx);
 	ctx->button_request = button_at_boot(ctx); /* a phase of its own only when held */
+	if (ctx->button_request == REQ_RESET_USER && ctx->opts.stack_levels == 1) {
+		log_error("reset button: no user overlay for a user reset (strata.stack=system); "
+			  "nothing reset");
+		ctx->button_request = REQ_NONE;
+	}
+	ctx->rec.stack_levels = ctx->opts.stack_levels;
 
 	phase_begin(ctx, "partitions");
 	ctx->user_separate = CONFIG_STRATA_USER_PART[0] != '\0';

@@ -55,6 +55,7 @@ struct bootrec {
 	/* what the upper filesystem supports; -1 unknown, 0 no, 1 yes */
 	int cap_rename_whiteout, cap_rename_exchange;
 	unsigned system_gen, user_gen;
+	unsigned stack_levels; /* overlay levels mounted: 1 system, 2 system + user */
 	uint64_t request_apply_ns;       /* time spent applying a reset/revert request */
 	char request_result[24];         /* what this boot applied: "", "reset --user", "malformed", ... */
 	char record_dev[48];             /* where boot outcomes are kept; empty: nowhere */

@@ -4,6 +4,7 @@
  * running system; the init applies it at the next boot, before the overlays
  * are mounted. Exit status: 0 done, 1 error, 2 usage.
  */
+#include "inspect.h"
 #include "json.h"
 #include "request.h"
 #include "strata.h"
@@ -32,8 +33,9 @@ static const char reset_usage[] =
 static const char revert_usage[] =
 	"usage: strata revert [--system] [-y] [-r] PATH...\n"
 	"  Removes each PATH's copy, whiteout or opaque directory from the user layer\n"
-	"  (--system: the system layer) at the next boot, so the version below shows\n"
-	"  again; a directory reverts with everything in it.\n";
+	"  (--system, or a stack without a user overlay: the system layer) at the next\n"
+	"  boot, so the version below shows again; a directory reverts with everything\n"
+	"  in it.\n";
 
 /* The writable flash must be what this boot runs on, not a tmpfs stand-in. */
 static int check_persistent(const char *cmd)
@@ -182,6 +184,11 @@ int cmd_reset(int argc, char **argv)
 	}
 	if (check_persistent(cmd) < 0)
 		return 1;
+	if (req.kind == REQ_RESET_USER && stack_levels() == 1) {
+		fprintf(stderr, "%s: this system runs the system overlay alone (no user overlay): "
+				"there is no user layer to drop; --full drops the system layer\n", cmd);
+		return 1;
+	}
 	if (!confirm(cmd, req.kind == REQ_RESET_FULL ? "All changes (system and user layer) will be erased"
 						 : "All changes in the user layer will be erased",
 		     yes)) {
@@ -232,6 +239,9 @@ int cmd_revert(int argc, char **argv)
 		fprintf(stderr, "%s: which paths?\n%s", cmd, revert_usage);
 		return 2;
 	}
+	/* without a user overlay, / is the system layer: that is where the changes are */
+	if (layer == LAYER_USER && stack_levels() == 1)
+		layer = LAYER_SYSTEM;
 	for (size_t i = 0; i < req.n_revert; i++)
 		req.revert[i].layer = layer;
 	if (check_persistent(cmd) < 0)

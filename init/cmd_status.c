@@ -71,9 +71,13 @@ int cmd_status(int argc, char **argv)
 	if (strstr(text, "\"rename_exchange\": false"))
 		printf("kernel:    upper lacks RENAME_EXCHANGE: directory changes are not atomic\n");
 	uint64_t sys_gen = 0, user_gen = 0;
+	bool one_level = strstr(text, "\"stack\": [\"system\"]") != NULL;
 	if (json_get_u64(text, "system", &sys_gen) == 0 && json_get_u64(text, "user", &user_gen) == 0)
-		printf("layers:    system generation %llu, user generation %llu\n",
-		       (unsigned long long)sys_gen, (unsigned long long)user_gen);
+		printf("layers:    system generation %llu, user generation %llu%s\n",
+		       (unsigned long long)sys_gen, (unsigned long long)user_gen,
+		       one_level ? " (not mounted)" : "");
+	printf("stack:     %s\n", one_level ? "system overlay alone: / is the system layer"
+					 : "user overlay over the system overlay");
 	static char req_text[16384];
 	static struct request req;
 	unsigned bad_line;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 
 /* mountinfo escapes ' ', '\t', '\n' and '\\' as octal \\NNN */
@@ -149,6 +150,15 @@ static int add_layer(struct stack *st, const char *mountinfo, const char *role, 
 	return 0;
 }
 
+int stack_levels(void)
+{
+	struct stat root, system;
+	if (stat(STRATA_SYSTEM_DIR, &system) < 0 || stat("/", &root) < 0)
+		return -errno;
+	/* an overlay's root has the overlay's own device: the same one means the same overlay */
+	return root.st_dev == system.st_dev && root.st_ino == system.st_ino ? 1 : 2;
+}
+
 int stack_read(struct stack *st)
 {
 	static char text[65536];
@@ -161,7 +171,7 @@ int stack_read(struct stack *st)
 	if (mountinfo_find(text, "/", &root) < 0 || strcmp(root.fstype, "overlay") != 0 ||
 	    mountinfo_find(text, STRATA_SYSTEM_DIR, &system) < 0)
 		return -ENOENT;
-	if (ovl_option(root.options, "upperdir", upper, sizeof(upper)) == 0)
+	if (stack_levels() == 2 && ovl_option(root.options, "upperdir", upper, sizeof(upper)) == 0)
 		add_layer(st, text, "user", upper, "root", true);
 	if (ovl_option(system.options, "upperdir", upper, sizeof(upper)) == 0)
 		add_layer(st, text, "system", upper, "system", true);

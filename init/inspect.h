@@ -45,4 +45,11 @@ struct stack {
 /* Reads the live stack: / (user overlay) over /run/strata/system over the lowers. */
 int stack_read(struct stack *st);
 
+/*
+ * The overlay levels of the running system: 2 when / is a user overlay over
+ * /run/strata/system, 1 when / is the system overlay itself; -errno when
+ * there is no /run/strata/system (not booted by strata).
+ */
+int stack_levels(void);
+
 #endif

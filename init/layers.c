@@ -395,7 +395,8 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 	strcat(ctx->system_work, "/work"); // NOLINT(clang-analyzer-security.insecureAPI.strcpy)
 	strcat(ctx->user_work, "/work");   // NOLINT(clang-analyzer-security.insecureAPI.strcpy)
 	const char *dirs[] = { ctx->system_upper, ctx->system_work, ctx->user_upper, ctx->user_work };
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+	/* the user layer of a one-level stack stays as it is on flash, unused */
+	for (size_t i = 0; i < (ctx->opts.stack_levels > 1 ? ARRAY_SIZE(dirs) : 2); i++) {
 		int r = mkdir_p(dirs[i], 0755);
 		if (r < 0) {
 			snprintf(reason, reasonlen, "cannot create %s on '%s': %s", dirs[i], name,

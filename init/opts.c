@@ -54,6 +54,37 @@ void opts_defaults(struct strata_opts *o)
 						       : DEGRADED_TMPFS;
 	o->rootwait_ms = CONFIG_STRATA_ROOTWAIT_MS;
 	o->debug = CONFIG_STRATA_DEBUG;
+	/* the build refuses any other value (tools/check-config.sh) */
+	o->stack_levels = STACK_MAX_LEVELS;
+	stack_parse(CONFIG_STRATA_STACK, &o->stack_levels);
+}
+
+const char *stack_parse(const char *text, unsigned *levels)
+{
+	static const char *const names[STACK_MAX_LEVELS] = { "system", "user" };
+	const char *word[STACK_MAX_LEVELS + 1];
+	size_t len[STACK_MAX_LEVELS + 1];
+	unsigned n = 0;
+	for (const char *p = text; *p;) {
+		size_t l = strcspn(p, " ,");
+		if (l) {
+			/* depth first: it is the reason whatever the names say */
+			if (n == STACK_MAX_LEVELS)
+				return "names more than 2 overlay levels: overlayfs nests at most 2 "
+				       "(the kernel's FILESYSTEM_MAX_STACK_DEPTH)";
+			word[n] = p;
+			len[n++] = l;
+		}
+		p += l + (p[l] != '\0');
+	}
+	if (n == 0)
+		return "names no overlay level (expected \"system\" or \"system,user\")";
+	for (unsigned i = 0; i < n; i++)
+		if (strlen(names[i]) != len[i] || strncmp(word[i], names[i], len[i]) != 0)
+			return i == 0 ? "must start with \"system\", the overlay over the lowers"
+				      : "may only add \"user\" over \"system\"";
+	*levels = n;
+	return NULL;
 }
 
 int cmdline_next(const char **cursor, char *key, size_t keylen, char *val, size_t vallen,
@@ -167,6 +198,10 @@ static const char *apply(struct strata_opts *o, const char *key, const char *val
 		if (strcmp(val, "legacy") != 0)
 			return "expects legacy";
 		o->legacy_mount = true;
+	} else if (strcmp(key, "stack") == 0) {
+		const char *why = stack_parse(val, &o->stack_levels);
+		if (why)
+			return why;
 	} else if (strcmp(key, "rootwait") == 0) {
 		if (parse_uint(val, 600000, &o->rootwait_ms) < 0)
 			return "expects milliseconds (0..600000)";

@@ -37,3 +37,32 @@ make -C "$top/tools/openwrt/strata" TOPDIR="$top/tests/integration/openwrt" \
 	BUILD_DIR="$out/owrt/build" IPKG_DIR="$out/owrt/ipkg" STRATA_SOURCE="$top" \
 	> "$log" 2>&1
 installed openwrt "$out/owrt/ipkg" "$log"
+
+# The build refuses a configuration the init cannot boot, before compiling:
+# a stack deeper than overlayfs nests, a user partition without a user overlay.
+refused() { # NAME STACK USER_PART EXPECTED
+	local dir=$out/config-$1 log=$out/config-$1.log
+	mkdir -p "$dir"
+	{ make -C "$top" O="$dir" SKIP_DEPS=1 qemu_x86_64_nor_defconfig &&
+		sed -i -e '/^CONFIG_STRATA_STACK=/d' -e '/^CONFIG_STRATA_USER_PART=/d' "$dir/.config" &&
+		printf 'CONFIG_STRATA_STACK="%s"\nCONFIG_STRATA_USER_PART="%s"\n' "$2" "$3" \
+			>> "$dir/.config" &&
+		make -C "$top" O="$dir" SKIP_DEPS=1 strata; } > "$log" 2>&1
+	local rc=$?
+	if [ -z "$4" ]; then
+		if [ $rc -eq 0 ] && [ -x "$dir/build/strata" ]; then
+			echo "PASS integration/config-$1: CONFIG_STRATA_STACK=\"$2\" builds"
+		else
+			echo "FAIL integration/config-$1: CONFIG_STRATA_STACK=\"$2\" does not build (log: $log)"
+		fi
+	elif [ $rc -ne 0 ] && grep -qF "$4" "$log" && [ ! -e "$dir/build/strata" ]; then
+		echo "PASS integration/config-$1: refused before building: $(grep -F "$4" "$log" | head -c 160)"
+	else
+		echo "FAIL integration/config-$1: expected a refusal naming '$4' (rc $rc, log: $log)"
+	fi
+}
+refused stack-too-deep "system vendor user" "" \
+	"asks for 3 overlay levels; overlayfs nests at most 2 (the kernel's FILESYSTEM_MAX_STACK_DEPTH"
+refused stack-unknown-level "system vendor" "" 'expected "system user"'
+refused user-part-without-user-overlay "system" "userdata" "has no user overlay"
+refused stack-one-level "system" "" ""

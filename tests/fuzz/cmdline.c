@@ -24,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_TERMINATED(o.powercut);
 	FUZZ_ASSERT(o.init[0] == '/' && o.root_part[0] && o.data_part[0]);
 	FUZZ_ASSERT(o.rootwait_ms <= 600000);
+	FUZZ_ASSERT(o.stack_levels >= 1 && o.stack_levels <= STACK_MAX_LEVELS);
 	FUZZ_ASSERT(strcmp(fatal_policy_name(o.fatal), "?") != 0);
 	FUZZ_ASSERT(strcmp(degraded_policy_name(o.degraded), "?") != 0);
 

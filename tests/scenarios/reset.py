@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Nested overlays, factory reset, revert: requested at run time, applied offline, atomic."""
+"""Nested overlays, factory reset, revert: requested at run time, applied offline, atomic.
+The stack: the system overlay alone or the user overlay over it; deeper is refused."""
+import json
 import os
 import shutil
 import time
@@ -319,3 +321,60 @@ def power_cut_campaign_nand_last_steps(ctx):
 @scenario(ARM64)
 def power_cut_campaign_every_fifth_step(ctx):
     assert power_cut_campaign(ctx, 1, 40, 5), "the reset never ran through"
+
+
+def roles(vm):
+    return [l["role"] for l in json.loads(vm.out("strata layers --json"))["layers"]]
+
+
+@scenario(NOR)
+def stack_deeper_than_the_kernel_nests_is_refused_at_boot(ctx):
+    dev = ctx.machine()
+    vm = dev.boot()
+    changes(vm)
+    vm = reboot(dev, vm, append="strata.stack=system,vendor,user")
+    dmesg = vm.out("dmesg")
+    assert "ignoring kernel command line key 'strata.stack': names more than 2 overlay " \
+        "levels: overlayfs nests at most 2 (the kernel's FILESYSTEM_MAX_STACK_DEPTH" in dmesg, \
+        [l for l in dmesg.splitlines() if "strata" in l]
+    rec = ctx.boot_record(vm)
+    assert rec["mode"] == "normal" and rec["cmdline_rejected"] == 1, rec
+    assert rec["stack"] == ["system", "user"], rec
+    # the built stack booted, every layer's changes in place
+    assert roles(vm)[:2] == ["user", "system"], roles(vm)
+    assert vm.out("cat /root/userfile") == "mine" and vm.out("cat /etc/sysfile") == "provisioned"
+    assert "stack:     user overlay over the system overlay" in vm.out("strata status")
+
+
+@scenario(NOR, NAND)
+def system_overlay_alone_is_the_root(ctx):
+    dev = ctx.machine()
+    vm = dev.boot()
+    changes(vm)
+    vm = reboot(dev, vm, append="strata.stack=system")
+    rec = ctx.boot_record(vm)
+    assert rec["stack"] == ["system"] and rec["cmdline_rejected"] == 0, rec
+    assert "stack:     system overlay alone: / is the system layer" in vm.out("strata status")
+    # the user layer is not mounted: its changes are hidden, the system layer's show
+    assert not exists(vm, "/root/userfile") and exists(vm, "/etc/group")
+    assert vm.out("head -n 1 /etc/os-release") == ORIG_RELEASE
+    assert vm.out("cat /etc/sysfile") == "provisioned"
+    assert "user" not in roles(vm) and roles(vm)[0] == "system", roles(vm)
+    # / and /run/strata/system are one overlay: a write through either shows in both
+    vm.sh("echo classic > /root/classic && sync")
+    assert vm.out("cat /run/strata/system/root/classic") == "classic"
+    rc, out = vm.sh("strata reset --user -y 2>&1", check=False)
+    assert rc == 1 and "there is no user layer to drop" in out, out
+    assert not exists(vm, "/run/strata/data/strata.request")
+    # revert defaults to the system layer, where this root's changes are
+    assert "revert scheduled" in vm.out("strata revert -y /etc/sysfile")
+    assert "/etc/sysfile (system)" in vm.out("strata status")
+    vm = reboot(dev, vm)
+    rec = ctx.boot_record(vm)
+    assert rec["stack"] == ["system", "user"] and rec["request_applied"] == "revert", rec
+    assert not exists(vm, "/etc/sysfile")
+    # the user layer comes back as it was; what the one-level boot wrote is in the system layer
+    assert vm.out("cat /root/userfile") == "mine" and not exists(vm, "/etc/group")
+    assert vm.out("cat /root/classic") == "classic"
+    assert exists(vm, "/run/strata/data/system.1/upper/root/classic")
+    assert roles(vm)[:2] == ["user", "system"], roles(vm)

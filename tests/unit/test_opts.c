@@ -26,6 +26,38 @@ static void defaults_come_from_config(void)
 	CHECK(o.degraded == DEGRADED_TMPFS);
 	CHECK(o.rootwait_ms == 5000);
 	CHECK(!o.debug);
+	CHECK(o.stack_levels == 2);
+}
+
+static void stacks_deeper_than_the_kernel_allows_are_refused(void)
+{
+	unsigned levels = 7;
+	CHECK(stack_parse("system", &levels) == NULL && levels == 1);
+	CHECK(stack_parse("system user", &levels) == NULL && levels == 2);
+	CHECK(stack_parse(" system,,user ", &levels) == NULL && levels == 2);
+	levels = 7;
+	const char *why = stack_parse("system,vendor,user", &levels);
+	CHECK(why && strstr(why, "more than 2 overlay levels") &&
+	      strstr(why, "FILESYSTEM_MAX_STACK_DEPTH"));
+	CHECK(levels == 7);
+	/* depth is the reason even when the names are wrong too */
+	CHECK(strstr(stack_parse("a b c", &levels), "more than 2") != NULL);
+	CHECK(strstr(stack_parse("user", &levels), "must start with \"system\"") != NULL);
+	CHECK(strstr(stack_parse("system,vendor", &levels), "only add \"user\"") != NULL);
+	CHECK(strstr(stack_parse("systemd", &levels), "must start") != NULL);
+	CHECK(strstr(stack_parse(" , ", &levels), "no overlay level") != NULL);
+	CHECK(strstr(stack_parse("", &levels), "no overlay level") != NULL);
+	CHECK(levels == 7);
+
+	struct strata_opts o;
+	int n = 0;
+	reported[0] = '\0';
+	opts_defaults(&o);
+	CHECK(opts_parse_cmdline(&o, "strata.stack=system,user,extra", report, &n) == 1);
+	CHECK(o.stack_levels == 2);
+	CHECK(strstr(reported, "[strata.stack names more than 2 overlay levels") != NULL);
+	CHECK(opts_parse_cmdline(&o, "strata.stack=system", report, &n) == 0);
+	CHECK(o.stack_levels == 1);
 }
 
 static void valid_keys_apply(void)
@@ -117,6 +149,7 @@ int main(void)
 {
 	RUN(defaults_come_from_config);
 	RUN(valid_keys_apply);
+	RUN(stacks_deeper_than_the_kernel_allows_are_refused);
 	RUN(bad_values_are_named_and_ignored);
 	RUN(quotes_group_words);
 	RUN(oversized_words_are_skipped);
