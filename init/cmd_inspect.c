@@ -359,7 +359,8 @@ int cmd_which(int argc, char **argv)
 static const char diff_usage[] =
 	"usage: strata diff [--user|--system] [--json]\n"
 	"  What an upper changes against what lies below it: added, modified, deleted\n"
-	"  (whiteouts), opaque directories, with sizes. --user is the default.\n";
+	"  (whiteouts), opaque directories, with sizes. Default: the layer / writes\n"
+	"  to (--user; --system on a stack without a user overlay).\n";
 
 struct change {
 	char *path;
@@ -431,7 +432,8 @@ static int by_path(const void *a, const void *b)
 int cmd_diff(int argc, char **argv)
 {
 	struct stack st;
-	bool json = false, system = false;
+	/* by default the layer / writes to: the user layer, or the system layer when alone */
+	bool json = false, system = stack_levels() == 1;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			json = true;

@@ -363,6 +363,13 @@ def system_overlay_alone_is_the_root(ctx):
     # / and /run/strata/system are one overlay: a write through either shows in both
     vm.sh("echo classic > /root/classic && sync")
     assert vm.out("cat /run/strata/system/root/classic") == "classic"
+    # diff shows the layer / writes to
+    diff = json.loads(vm.out("strata diff --json"))
+    assert diff["layer"] == "system", diff
+    assert {"path": "/root/classic", "change": "added"}.items() <= \
+        [c for c in diff["changes"] if c["path"] == "/root/classic"][0].items(), diff
+    rc, out = vm.sh("strata diff --user 2>&1", check=False)
+    assert rc == 1 and "no user layer in the stack" in out, out
     rc, out = vm.sh("strata reset --user -y 2>&1", check=False)
     assert rc == 1 and "there is no user layer to drop" in out, out
     assert not exists(vm, "/run/strata/data/strata.request")
