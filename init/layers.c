@@ -395,8 +395,8 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 	strcat(ctx->system_work, "/work"); // NOLINT(clang-analyzer-security.insecureAPI.strcpy)
 	strcat(ctx->user_work, "/work");   // NOLINT(clang-analyzer-security.insecureAPI.strcpy)
 	const char *dirs[] = { ctx->system_upper, ctx->system_work, ctx->user_upper, ctx->user_work };
-	/* the user layer of a one-level stack stays as it is on flash, unused */
-	for (size_t i = 0; i < (ctx->opts.stack_levels > 1 ? ARRAY_SIZE(dirs) : 2); i++) {
+	/* an upper and a work directory per level: a one-level stack leaves the user layer alone */
+	for (size_t i = 0; i < 2 * ctx->opts.stack_levels && i < ARRAY_SIZE(dirs); i++) {
 		int r = mkdir_p(dirs[i], 0755);
 		if (r < 0) {
 			snprintf(reason, reasonlen, "cannot create %s on '%s': %s", dirs[i], name,
