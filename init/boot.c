@@ -5,6 +5,7 @@
 #include "mtd.h"
 #include "ovl.h"
 #include "request.h"
+#include "safefs.h"
 #include "store.h"
 #include "strata.h"
 #include "ubi.h"
@@ -366,7 +367,7 @@ static int find_block_partitions(struct strata_ctx *ctx, char *lower_dev, size_t
  */
 static void store_prepare(struct strata_ctx *ctx, bool degraded)
 {
-	char failed[160], meta_hex[FSVERITY_HEX_SIZE] = "";
+	char failed[160], why[96], meta_hex[FSVERITY_HEX_SIZE] = "";
 	struct store_stats st;
 	const struct manifest_layer *meta = manifest_find(&ctx->manifest, ctx->opts.root_part);
 	if (CONFIG_STRATA_VERITY && meta) /* verified before the lower was mounted */
@@ -375,16 +376,21 @@ static void store_prepare(struct strata_ctx *ctx, bool degraded)
 		fatal(ctx, "object store '%s' unavailable: the data partition is not mounted",
 		      CONFIG_STRATA_STORE_DIR);
 	uint64_t t0 = now_boottime_ns();
-	int r = store_enable_verity(STRATA_STORE, STRATA_DATA_DIR "/strata.verity",
-				    meta_hex[0] ? meta_hex : NULL, &st, failed, sizeof(failed));
+	char stray[160] = "";
+	int r = store_enable_verity(STRATA_DATA_DIR, CONFIG_STRATA_STORE_DIR, "strata.verity",
+				    meta_hex[0] ? meta_hex : NULL, &st, failed, sizeof(failed), stray,
+				    sizeof(stray));
 	unsigned long long ms = (now_boottime_ns() - t0) / 1000000u;
 	if (r == -EIO)
 		log_error("object store: cannot enable fs-verity on %u of %u objects (first: %s); "
 			  "reading them fails",
 			  st.failed, st.objects, failed);
 	else if (r < 0)
-		fatal(ctx, "object store %s unusable: %s: %s", STRATA_STORE, failed[0] ? failed : "",
-		      strerror(-r));
+		fatal(ctx, "object store %s unusable: %s: %s", STRATA_STORE, failed,
+		      safe_strerror(r, st.found, why, sizeof(why)));
+	if (st.stray)
+		log_warn("object store: %u stray entr%s left alone, never opened (first: %s, %s)",
+			 st.stray, st.stray == 1 ? "y" : "ies", stray, safe_kind_name(st.stray_kind));
 	if (st.skipped)
 		log_info("object store: fs-verity already enabled for this metadata image");
 	else
@@ -630,8 +636,9 @@ void boot_main(struct strata_ctx *ctx)
 	phase_end(ctx);
 
 	phase_begin(ctx, "switch-root");
-	if (switch_root_into(ctx, STRATA_NEWROOT) < 0)
-		fatal(ctx, "switch_root into %s failed", STRATA_NEWROOT);
+	char why[320]; /* a strata.init path of up to 127 bytes and why it cannot run */
+	if (switch_root_into(ctx, STRATA_NEWROOT, why, sizeof(why)) < 0)
+		fatal(ctx, "switch_root into %s: %s", STRATA_NEWROOT, why);
 	phase_end(ctx);
 	exec_init(ctx);
 }

@@ -91,6 +91,12 @@ int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 	strbuf_puts(&sb, ",\n  \"request_applied\": ");
 	strbuf_json_str(&sb, rec->request_result);
 	strbuf_printf(&sb, ",\n  \"request_apply_ns\": %" PRIu64, rec->request_apply_ns);
+	strbuf_puts(&sb, ",\n  \"request_error\": ");
+	strbuf_json_str(&sb, rec->request_error);
+	strbuf_puts(&sb, ",\n  \"state_repaired\": ");
+	strbuf_json_str(&sb, rec->state_repaired);
+	strbuf_puts(&sb, ",\n  \"keep_failed\": ");
+	strbuf_json_str(&sb, rec->keep_failed);
 	strbuf_puts(&sb, ",\n  \"record\": ");
 	strbuf_json_str(&sb, rec->record_dev);
 	strbuf_puts(&sb, ",\n  \"previous_boot\": ");

@@ -58,6 +58,9 @@ struct bootrec {
 	unsigned stack_levels; /* overlay levels mounted: 1 system, 2 system + user */
 	uint64_t request_apply_ns;       /* time spent applying a reset/revert request */
 	char request_result[24];         /* what this boot applied: "", "reset --user", "malformed", ... */
+	char request_error[200];         /* why a request could not be applied (it is retried) */
+	char state_repaired[200];        /* why strata.state was rebuilt from the flash; "" if not */
+	char keep_failed[400];           /* kept paths a reset could not keep, with why */
 	char record_dev[48];             /* where boot outcomes are kept; empty: nowhere */
 	bool has_previous;
 	struct outcome_record previous;  /* the newest record before this boot */

@@ -7,6 +7,7 @@
 #include "inspect.h"
 #include "json.h"
 #include "request.h"
+#include "safefs.h"
 #include "strata.h"
 #include "util.h"
 
@@ -55,21 +56,22 @@ static int check_persistent(const char *cmd)
 	return 0;
 }
 
-static unsigned long next_request_id(void)
+/* The request id after the last applied and any pending one; nothing there is trusted. */
+static unsigned long next_request_id(int data)
 {
 	char text[256];
 	struct layer_state st = { 1, 1, 0 };
-	unsigned long id = 0;
-	if (read_file(STRATA_DATA_DIR "/strata.state", text, sizeof(text)) > 0 &&
+	unsigned long applied = 0, pending_id = 0;
+	if (safe_read_file(data, "strata.state", text, sizeof(text), NULL) > 0 &&
 	    state_parse(text, &st) == 0)
-		id = st.applied;
+		applied = st.applied;
 	static struct request pending;
 	static char req[16384];
 	unsigned bad;
-	if (read_file(STRATA_REQUEST_FILE, req, sizeof(req)) > 0 &&
-	    request_parse(req, &pending, &bad) == 0 && pending.id > id)
-		id = pending.id;
-	return id + 1;
+	if (safe_read_file(data, "strata.request", req, sizeof(req), NULL) > 0 &&
+	    request_parse(req, &pending, &bad) == 0)
+		pending_id = pending.id;
+	return request_next_id(applied, pending_id);
 }
 
 static int confirm(const char *cmd, const char *what, bool yes)
@@ -91,15 +93,26 @@ static int confirm(const char *cmd, const char *what, bool yes)
 static int store(const char *cmd, struct request *req, bool reboot_now)
 {
 	static char text[16384];
-	req->id = next_request_id();
+	char why[96];
+	int data = safe_base(STRATA_DATA_DIR);
+	if (data < 0) {
+		fprintf(stderr, "%s: cannot write '%s': %s\n", cmd, STRATA_REQUEST_FILE,
+			strerror(-data));
+		return 1;
+	}
+	req->id = next_request_id(data);
 	int n = request_format(req, text, sizeof(text));
 	if (n < 0) {
+		close(data);
 		fprintf(stderr, "%s: the request is too large\n", cmd);
 		return 1;
 	}
-	int r = write_file_atomic(STRATA_REQUEST_FILE, text, (size_t)n, true);
+	/* whatever sits at the request's names (a FIFO, a directory, a symlink) is replaced */
+	int r = safe_write_file(data, "strata.request", text, (size_t)n, true);
+	close(data);
 	if (r < 0) {
-		fprintf(stderr, "%s: cannot write '%s': %s\n", cmd, STRATA_REQUEST_FILE, strerror(-r));
+		fprintf(stderr, "%s: cannot write '%s': %s\n", cmd, STRATA_REQUEST_FILE,
+			safe_strerror(r, 0, why, sizeof(why)));
 		return 1;
 	}
 	/*

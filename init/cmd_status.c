@@ -2,12 +2,14 @@
 /* strata status: how this boot assembled the root; non-zero exit when degraded. */
 #include "json.h"
 #include "request.h"
+#include "safefs.h"
 #include "strata.h"
 #include "util.h"
 
 #include <stdio.h>
 #include <sys/statvfs.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char status_usage[] = "usage: strata status [--json]\n"
 				   "  Shows how this boot assembled the root filesystem.\n"
@@ -81,7 +83,18 @@ int cmd_status(int argc, char **argv)
 	static char req_text[16384];
 	static struct request req;
 	unsigned bad_line;
-	if (read_file(STRATA_REQUEST_FILE, req_text, sizeof(req_text)) >= 0) {
+	int data = safe_base(STRATA_DATA_DIR);
+	mode_t kind = 0;
+	ssize_t req_len = data < 0 ? data
+				   : safe_read_file(data, "strata.request", req_text, sizeof(req_text),
+						    &kind);
+	if (data >= 0)
+		close(data);
+	if (req_len != -ENOENT && req_len < 0 && data >= 0) {
+		char why[96];
+		printf("pending:   an unreadable request (%s); it will be set aside\n",
+		       safe_strerror((int)req_len, kind, why, sizeof(why)));
+	} else if (req_len >= 0) {
 		if (request_parse(req_text, &req, &bad_line) < 0) {
 			printf("pending:   a malformed request (line %u); it will be set aside\n", bad_line);
 		} else {
@@ -113,6 +126,21 @@ int cmd_status(int argc, char **argv)
 			printf("overlay:   %s is READ-ONLY: overlayfs could not create its work "
 			       "directory (is the upper full? free space in %s)\n",
 			       stacks[i], STRATA_DATA_DIR);
+			degraded = 1;
+		}
+	}
+	/* what the boot could not do as asked: said on every status until it is fixed */
+	static const struct {
+		const char *key, *label;
+	} problems[] = {
+		{ "state_repaired", "state:     REPAIRED: " },
+		{ "request_error", "request:   FAILED: " },
+		{ "keep_failed", "keep:      NOT KEPT: " },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(problems); i++) {
+		char what[512];
+		if (json_get_string(text, problems[i].key, what, sizeof(what)) == 0 && what[0]) {
+			printf("%s%s\n", problems[i].label, what);
 			degraded = 1;
 		}
 	}

@@ -71,6 +71,24 @@ static void run_shell(void)
 	}
 }
 
+void emergency_shell_or_hang(const char *reason)
+{
+	struct stat st;
+	if (stat(EMERGENCY_SHELL, &st) < 0) {
+		log_error("no emergency shell at %s (CONFIG_STRATA_EMERGENCY_SHELL is off?)",
+			  EMERGENCY_SHELL);
+		hang();
+	}
+	for (;;) {
+		console_print("\n*** strata: %s\n*** strata: emergency shell; "
+			      "the system is NOT booted. Fix and 'reboot -f'.\n",
+			      reason);
+		run_shell();
+		log_warn("emergency shell exited; starting it again");
+		sleep(1);
+	}
+}
+
 void fatal(struct strata_ctx *ctx, const char *fmt, ...)
 {
 	char reason[512];
@@ -89,18 +107,5 @@ void fatal(struct strata_ctx *ctx, const char *fmt, ...)
 	case FATAL_SHELL:
 		break;
 	}
-	struct stat st;
-	if (stat(EMERGENCY_SHELL, &st) < 0) {
-		log_error("no emergency shell at %s (CONFIG_STRATA_EMERGENCY_SHELL is off?)",
-			  EMERGENCY_SHELL);
-		hang();
-	}
-	for (;;) {
-		console_print("\n*** strata: %s\n*** strata: emergency shell; "
-			      "the system is NOT booted. Fix and 'reboot -f'.\n",
-			      reason);
-		run_shell();
-		log_warn("emergency shell exited; starting it again");
-		sleep(1);
-	}
+	emergency_shell_or_hang(reason);
 }

@@ -12,9 +12,15 @@
  * renaming strata.state: a power cut before that rename boots the old state
  * and applies the request again; after it, the reset state. Time does not
  * grow with the data in the upper: the old generation is only renamed.
+ *
+ * Everything here is untrusted: every name goes through safefs (no symlink
+ * followed, nothing opened that could block), a state that cannot be read
+ * never discards a generation (they are set aside in DATA/strata.recovered),
+ * and a requested reset is applied whatever else sits on the flash.
  */
 #include "log.h"
 #include "request.h"
+#include "safefs.h"
 #include "strata.h"
 #include "util.h"
 
@@ -26,15 +32,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
-#define STATE_FILE STRATA_DATA_DIR "/strata.state"
+#define STATE_NAME "strata.state"
+#define REQUEST_NAME "strata.request"
 #define TRASH_NAME "strata.trash"
+#define RECOVERED_NAME "strata.recovered"
+/* a keep copies at most this many entries, and at most half the free space */
+#define KEEP_MAX_ENTRIES 4096u
+#define KEEP_MAX_DEPTH 64u
 
-/* where the user layer's generations live: its own partition or volume, or the data one */
-static const char *user_base(const struct strata_ctx *ctx)
+/* The data filesystems, opened once: every name below is relative to one of them. */
+struct flash {
+	int data, user; /* user == data unless the user layer has its own partition */
+};
+
+static int base_of(const struct flash *fl, enum req_layer layer)
 {
-	return ctx->user_separate ? STRATA_USERDATA_DIR : STRATA_DATA_DIR;
+	return layer == LAYER_USER ? fl->user : fl->data;
+}
+
+static const char *base_path(const struct strata_ctx *ctx, enum req_layer layer)
+{
+	return layer == LAYER_USER && ctx->user_separate ? STRATA_USERDATA_DIR : STRATA_DATA_DIR;
 }
 
 /*
@@ -69,139 +91,539 @@ static void barrier(struct strata_ctx *ctx, const char *point)
 	powercut_point(ctx, point);
 }
 
-static int gen_dir(const struct strata_ctx *ctx, char *buf, size_t len, enum req_layer layer,
-		   unsigned gen)
+static int gen_name(char *buf, size_t len, enum req_layer layer, unsigned gen)
 {
-	if (layer == LAYER_USER)
-		return xsnprintf(buf, len, "%s/user.%u", user_base(ctx), gen);
-	return xsnprintf(buf, len, STRATA_DATA_DIR "/system.%u", gen);
+	return xsnprintf(buf, len, "%s.%u", layer == LAYER_USER ? "user" : "system", gen);
 }
 
-static int upper_of(const struct strata_ctx *ctx, char *buf, size_t len, enum req_layer layer,
-		    unsigned gen)
+static int upper_name(char *buf, size_t len, enum req_layer layer, unsigned gen)
 {
-	char dir[96];
-	int r = gen_dir(ctx, dir, sizeof(dir), layer, gen);
-	return r < 0 ? r : xsnprintf(buf, len, "%s/upper", dir);
+	return xsnprintf(buf, len, "%s.%u/upper", layer == LAYER_USER ? "user" : "system", gen);
 }
 
-/* Moves path into its filesystem's trash under a fresh name; the rename is the atomic step. */
-static int trash(const char *path, const char *tag)
+/* Opens dir (strata's own directory at the top of base), replacing junk of another kind there. */
+static int own_dir(int base, const char *dir)
 {
-	char dir[96], dst[160];
-	bool user_fs = strncmp(path, STRATA_USERDATA_DIR "/", strlen(STRATA_USERDATA_DIR "/")) == 0;
-	int r = xsnprintf(dir, sizeof(dir), "%s/" TRASH_NAME,
-			  user_fs ? STRATA_USERDATA_DIR : STRATA_DATA_DIR);
-	if (r < 0 || (r = mkdir_p(dir, 0700)) < 0)
-		return r;
-	for (unsigned i = 0; i < 1000; i++) {
-		if ((r = xsnprintf(dst, sizeof(dst), "%s/%s.%u", dir, tag, i)) < 0)
+	mode_t kind;
+	int r = safe_mkdirs(base, dir, 0700, &kind);
+	if (r == -EFTYPE || r == -ELOOP) {
+		if ((r = safe_remove(base, dir)) < 0 || (r = safe_mkdirs(base, dir, 0700, NULL)) < 0)
 			return r;
-		if (access(dst, F_OK) < 0)
-			return rename(path, dst) < 0 ? -errno : 0;
+	} else if (r < 0) {
+		return r;
 	}
-	return -EEXIST;
+	return safe_open_dir(base, dir, NULL);
 }
 
-static int write_state(const struct layer_state *st, bool durable)
+/*
+ * Moves name (in from) into base's directory dir (the trash or the recovered
+ * generations) under a fresh name; the rename is the atomic step. The name
+ * carries the boot time, so nothing on the flash can take every choice.
+ */
+static int move_into(int base, const char *dir, int from, const char *name, const char *tag)
+{
+	char dst[128];
+	struct stat st;
+	int d = own_dir(base, dir);
+	if (d < 0)
+		return d;
+	unsigned long long stamp = (unsigned long long)now_boottime_ns();
+	int r = -EEXIST;
+	for (unsigned i = 0; i < 64; i++) {
+		if ((r = xsnprintf(dst, sizeof(dst), "%s.%llu.%u", tag, stamp, i)) < 0)
+			break;
+		if (fstatat(d, dst, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			r = -EEXIST;
+			continue;
+		}
+		r = renameat(from, name, d, dst) < 0 ? -errno : 0;
+		break;
+	}
+	close(d);
+	return r;
+}
+
+static int trash(int base, const char *name, const char *tag)
+{
+	return move_into(base, TRASH_NAME, base, name, tag);
+}
+
+static int write_state(int data, const struct layer_state *st, bool durable)
 {
 	char text[128];
 	int n = state_format(st, text, sizeof(text));
-	return n < 0 ? n : write_file_atomic(STATE_FILE, text, (size_t)n, durable);
+	return n < 0 ? n : safe_write_file(data, STATE_NAME, text, (size_t)n, durable);
 }
 
 /* The commit point of a request: the new state replaces the old by one rename. */
-static int commit_state(struct strata_ctx *ctx, const struct layer_state *st)
+static int commit_state(struct strata_ctx *ctx, int data, const struct layer_state *st)
 {
 	powercut_point(ctx, "state-write");
-	int r = write_state(st, true);
+	int r = write_state(data, st, true);
 	if (r == 0)
 		barrier(ctx, "state-committed");
 	return r;
 }
 
-static void read_state(struct layer_state *st)
+/* A stream over the directory fd names, with an offset of its own (a dup would share it). */
+static DIR *dir_stream(int fd)
 {
-	char text[256];
-	st->system_gen = st->user_gen = 1;
-	st->applied = 0;
-	ssize_t n = read_file(STATE_FILE, text, sizeof(text));
-	if (n == -ENOENT)
-		return;
-	if (n < 0 || state_parse(text, st) < 0) {
-		/* keep whatever generations exist rather than start empty */
-		log_error("%s is unreadable or malformed; using generation 1 of each upper",
-			  STATE_FILE);
-		st->system_gen = st->user_gen = 1;
-		st->applied = 0;
-	}
+	int own = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = own < 0 ? NULL : fdopendir(own);
+	if (!d && own >= 0)
+		close(own);
+	return d;
 }
 
-/* Copies PATH from the first upper holding it (a copy, a whiteout, an opaque dir). */
-static void keep_path(const char *path, const char *const *from, size_t n_from,
-		      const char *const *to)
+/* "system.N" / "user.N" in canonical form: the generation number, else 0. */
+static unsigned gen_number(const char *name, const char *kind)
 {
-	for (size_t i = 0; i < n_from; i++) {
-		char src[512], dst[512], parent[512];
-		struct stat st;
-		if (xsnprintf(src, sizeof(src), "%s%s", from[i], path) < 0 ||
-		    xsnprintf(dst, sizeof(dst), "%s%s", to[i], path) < 0)
+	size_t klen = strlen(kind);
+	unsigned gen;
+	char canon[32];
+	if (strncmp(name, kind, klen) != 0 || name[klen] != '.' ||
+	    parse_uint(name + klen + 1, GEN_MAX, &gen) < 0 || gen == 0)
+		return 0;
+	snprintf(canon, sizeof(canon), "%s.%u", kind, gen);
+	return strcmp(canon, name) == 0 ? gen : 0;
+}
+
+/* The highest generation of kind in base that holds an upper directory (0: none). */
+static unsigned newest_generation(int base, const char *kind, unsigned *count)
+{
+	unsigned best = 0;
+	*count = 0;
+	DIR *d = dir_stream(base);
+	if (!d)
+		return 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		unsigned gen = gen_number(de->d_name, kind);
+		char upper[64];
+		mode_t found;
+		if (!gen)
 			continue;
-		if (lstat(src, &st) < 0)
+		(*count)++;
+		if (xsnprintf(upper, sizeof(upper), "%s/upper", de->d_name) >= 0 &&
+		    safe_kind(base, upper, &found) == 0 && found == S_IFDIR && gen > best)
+			best = gen;
+	}
+	closedir(d);
+	return best;
+}
+
+enum state_source { STATE_READ, STATE_NEW, STATE_DERIVED };
+
+/*
+ * The live generations. A state that is missing on a device that has other
+ * generations, unreadable, of the wrong kind or malformed discards nothing:
+ * the newest generation of each layer that has an upper is taken as live,
+ * and the others are set aside, never deleted (layers_prepare).
+ */
+static enum state_source read_state(struct strata_ctx *ctx, const struct flash *fl,
+				    struct layer_state *st)
+{
+	char text[256], why[96];
+	mode_t kind;
+	ssize_t n = safe_read_file(fl->data, STATE_NAME, text, sizeof(text), &kind);
+	if (n >= 0 && state_parse(text, st) == 0)
+		return STATE_READ;
+	unsigned n_sys, n_user;
+	unsigned sys = newest_generation(fl->data, "system", &n_sys);
+	unsigned user = newest_generation(fl->user, "user", &n_user);
+	st->system_gen = sys ? sys : 1;
+	st->user_gen = user ? user : 1;
+	st->applied = 0;
+	if (n == -ENOENT && n_sys <= 1 && n_user <= 1 && st->system_gen == 1 && st->user_gen == 1)
+		return STATE_NEW; /* first boot, or nothing a state could have told apart */
+	if (n == -ENOENT)
+		snprintf(why, sizeof(why), "is missing");
+	else if (n < 0)
+		snprintf(why, sizeof(why), "cannot be read (%s)",
+			 safe_strerror((int)n, kind, text, sizeof(text)));
+	else
+		snprintf(why, sizeof(why), "is malformed");
+	snprintf(ctx->rec.state_repaired, sizeof(ctx->rec.state_repaired),
+		 "%s/" STATE_NAME " %s: live generations taken from the flash (system %u, user %u), "
+		 "others set aside in " RECOVERED_NAME,
+		 STRATA_DATA_DIR, why, st->system_gen, st->user_gen);
+	log_error("%s", ctx->rec.state_repaired);
+	console_print("\n*** strata: %s\n", ctx->rec.state_repaired);
+	return STATE_DERIVED;
+}
+
+/* A reset's copies: bounded in entries and bytes, so a keep cannot fill the flash. */
+struct keep_budget {
+	unsigned entries;
+	unsigned long long bytes;
+	unsigned skipped; /* entries of kinds that are not kept */
+};
+
+static int copy_xattrs_fd(int in, int out)
+{
+	char names[4096], value[4096];
+	ssize_t n = flistxattr(in, names, sizeof(names));
+	if (n < 0)
+		return errno == ENOTSUP ? 0 : -errno;
+	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(names + i) + 1) {
+		ssize_t v = fgetxattr(in, names + i, value, sizeof(value));
+		if (v < 0 || fsetxattr(out, names + i, value, (size_t)v, 0) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Owner, mode, xattrs and times of in onto out (both open). */
+static int copy_attrs_fd(int in, int out, const struct stat *st)
+{
+	if (fchown(out, st->st_uid, st->st_gid) < 0 || fchmod(out, st->st_mode & 07777) < 0)
+		return -errno;
+	int r = copy_xattrs_fd(in, out);
+	struct timespec times[2] = { st->st_atim, st->st_mtim };
+	return r < 0 ? r : futimens(out, times) < 0 ? -errno : 0;
+}
+
+static int copy_data_fd(int in, int out, unsigned long long size)
+{
+	char buf[16384];
+	while (size > 0) {
+		ssize_t n = read(in, buf, size < sizeof(buf) ? (size_t)size : sizeof(buf));
+		if (n < 0 && errno == EINTR)
 			continue;
-		snprintf(parent, sizeof(parent), "%s", dst);
-		char *slash = strrchr(parent, '/');
-		if (slash)
-			*slash = '\0';
-		int r = mkdir_p(parent, 0755);
+		if (n <= 0)
+			return n < 0 ? -errno : 0;
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(out, buf + off, (size_t)(n - off));
+			if (w <= 0)
+				return w < 0 ? -errno : -EIO;
+			off += w;
+		}
+		size -= (unsigned long long)n;
+	}
+	return fsync(out) < 0 ? -errno : 0;
+}
+
+/*
+ * Copies name from sdir into ddir, confined to the source upper: nothing is
+ * followed, nothing on another filesystem is read. Regular files,
+ * directories, symlinks (as links) and whiteouts are kept, with their
+ * owners, modes, xattrs (opaque markers) and times; other kinds are skipped.
+ */
+static int copy_entry(int sdir, const char *name, int ddir, dev_t dev, struct keep_budget *b,
+		      unsigned depth)
+{
+	struct stat st;
+	int r = 0;
+	if (fstatat(sdir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (st.st_dev != dev)
+		return -EXDEV;
+	if (b->entries == 0 || depth > KEEP_MAX_DEPTH)
+		return -EFBIG;
+	b->entries--;
+	if (S_ISREG(st.st_mode)) {
+		if ((unsigned long long)st.st_size > b->bytes)
+			return -EFBIG;
+		b->bytes -= (unsigned long long)st.st_size;
+		int in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (in < 0)
+			return -errno;
+		int out = openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				 0600);
+		if (out < 0) {
+			r = -errno;
+			close(in);
+			return r;
+		}
+		r = copy_data_fd(in, out, (unsigned long long)st.st_size);
 		if (r == 0)
-			r = copy_tree(src, dst);
-		if (r < 0)
-			log_error_errno(r, "cannot keep %s across the reset: %m", path);
+			r = copy_attrs_fd(in, out, &st);
+		close(in);
+		if (close(out) < 0 && r == 0)
+			r = -errno;
+		return r;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (mkdirat(ddir, name, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		int in = openat(sdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int out = openat(ddir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *d = in < 0 ? NULL : dir_stream(in);
+		if (!d || out < 0) {
+			r = -errno;
+			if (d)
+				closedir(d);
+		} else {
+			struct dirent *de;
+			while (r == 0 && (de = readdir(d))) {
+				if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+					continue;
+				r = copy_entry(in, de->d_name, out, dev, b, depth + 1);
+			}
+			closedir(d);
+			if (r == 0)
+				r = copy_attrs_fd(in, out, &st);
+		}
+		if (in >= 0)
+			close(in);
+		if (out >= 0)
+			close(out);
+		return r;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		char target[4096];
+		ssize_t n = readlinkat(sdir, name, target, sizeof(target) - 1);
+		if (n < 0)
+			return -errno;
+		target[n] = '\0';
+		struct timespec times[2] = { st.st_atim, st.st_mtim };
+		if (symlinkat(target, ddir, name) < 0 ||
+		    fchownat(ddir, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    utimensat(ddir, name, times, AT_SYMLINK_NOFOLLOW) < 0)
+			return -errno;
+		return 0;
+	}
+	if (S_ISCHR(st.st_mode) && st.st_rdev == 0) {
+		/* an overlayfs whiteout: a kept deletion stays deleted */
+		if (mknodat(ddir, name, S_IFCHR | (st.st_mode & 07777), 0) < 0 ||
+		    fchownat(ddir, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) < 0)
+			return -errno;
+		return 0;
+	}
+	b->skipped++; /* devices, FIFOs, sockets are not kept */
+	return 0;
+}
+
+static void note_keep_failure(struct strata_ctx *ctx, const char *path, const char *why)
+{
+	size_t used = strlen(ctx->rec.keep_failed);
+	snprintf(ctx->rec.keep_failed + used, sizeof(ctx->rec.keep_failed) - used, "%s%s: %s",
+		 used ? "; " : "", path, why);
+	log_error("cannot keep %s across the reset: %s", path, why);
+}
+
+/*
+ * Copies a kept path from the first upper holding it (a copy, a whiteout, an
+ * opaque dir) into the new generation. Returns -ENOSPC when the flash is full
+ * (the caller makes room and tries again); other failures are reported and
+ * the reset goes on without that path.
+ */
+static int keep_path(struct strata_ctx *ctx, const char *path, const int *from, size_t n_from,
+		     const int *to, struct keep_budget *b)
+{
+	char parent[REQ_PATH_MAX], why[96];
+	const char *rel = path + 1, *slash = strrchr(rel, '/');
+	const char *leaf = slash ? slash + 1 : rel;
+	snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - rel) : 1,
+		 slash ? rel : ".");
+	for (size_t i = 0; i < n_from; i++) {
+		struct stat up, st;
+		mode_t kind = 0;
+		if (fstat(from[i], &up) < 0)
+			continue;
+		int src = safe_open_dir(from[i], parent, &kind);
+		if (src == -ENOENT || (src == -EFTYPE && kind == S_IFCHR))
+			continue; /* not in this layer, or deleted in it (a whiteout): look below */
+		if (src < 0) {
+			note_keep_failure(ctx, path, safe_strerror(src, kind, why, sizeof(why)));
+			return 0;
+		}
+		if (fstatat(src, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			close(src);
+			continue;
+		}
+		int r = safe_mkdirs(to[i], parent, 0755, &kind);
+		int dst = r < 0 ? r : safe_open_dir(to[i], parent, &kind);
+		r = dst < 0 ? dst : copy_entry(src, leaf, dst, up.st_dev, b, 0);
+		close(src);
+		if (dst >= 0)
+			close(dst);
+		if (r == -ENOSPC)
+			return r;
+		if (r == -EFBIG)
+			note_keep_failure(ctx, path, "larger than a reset may copy (half the free "
+						     "space, 4096 entries)");
+		else if (r < 0)
+			note_keep_failure(ctx, path, safe_strerror(r, kind, why, sizeof(why)));
 		else
 			log_info("kept %s", path);
-		return;
+		if (b->skipped) {
+			log_warn("kept %s without %u device node(s), FIFO(s) or socket(s) in it", path,
+				 b->skipped);
+			b->skipped = 0;
+		}
+		return 0;
 	}
+	return 0;
 }
 
-static int apply_reset(struct strata_ctx *ctx, const struct request *req, struct layer_state *st)
+/* How path relates to a kept one: 1 kept (or inside one), 2 holds one, 0 neither. */
+static int keep_relation(const char *path, const struct request *req)
+{
+	size_t plen = strlen(path);
+	int rel = 0;
+	for (size_t i = 0; i < req->n_keep; i++) {
+		const char *k = req->keep[i];
+		size_t klen = strlen(k);
+		if (plen >= klen && strncmp(path, k, klen) == 0 &&
+		    (path[klen] == '\0' || path[klen] == '/'))
+			return 1;
+		if (klen > plen && strncmp(k, path, plen) == 0 && k[plen] == '/')
+			rel = 2;
+	}
+	return rel;
+}
+
+/* Deletes what dirfd holds below the upper path at prefix, except kept paths. */
+static void remove_unkept(int dirfd, const char *prefix, const struct request *req, unsigned depth)
+{
+	DIR *d = dir_stream(dirfd);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char path[REQ_PATH_MAX + 2];
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    xsnprintf(path, sizeof(path), "%s/%s", prefix, de->d_name) < 0)
+			continue;
+		int rel = keep_relation(path, req);
+		if (rel == 1)
+			continue;
+		if (rel == 2 && depth < KEEP_MAX_DEPTH) {
+			int sub = safe_open_dir(dirfd, de->d_name, NULL);
+			if (sub >= 0) {
+				remove_unkept(sub, path, req, depth + 1);
+				close(sub);
+				continue;
+			}
+		}
+		safe_remove(dirfd, de->d_name);
+	}
+	closedir(d);
+}
+
+/*
+ * A full flash: the trash is emptied, then what this reset discards anyway
+ * (the old generations, except the kept paths) is deleted before the switch.
+ * A power cut from here on boots into the same request again (it is still
+ * pending and the state still names the old generations), so a half-deleted
+ * generation is never mounted: the reset runs to its end first.
+ */
+static void make_room(struct strata_ctx *ctx, const struct flash *fl, const struct request *req,
+		      const struct layer_state *st)
 {
 	bool full = req->kind == REQ_RESET_FULL;
-	struct layer_state next = { full ? st->system_gen + 1 : st->system_gen, st->user_gen + 1,
-				    req->id };
-	char old_user[96], old_sys[96], new_user[96], new_sys[96], dir[96];
-	int r;
+	log_warn("the data flash is full: deleting what the %s discards before switching to "
+		 "the new generation",
+		 request_kind_name(req->kind));
+	safe_remove(fl->data, TRASH_NAME);
+	if (fl->user != fl->data)
+		safe_remove(fl->user, TRASH_NAME);
+	for (int layer = LAYER_USER; layer <= LAYER_SYSTEM; layer++) {
+		char dir[64];
+		unsigned gen = layer == LAYER_USER ? st->user_gen : st->system_gen;
+		if ((layer == LAYER_SYSTEM && !full) || upper_name(dir, sizeof(dir), layer, gen) < 0)
+			continue;
+		int fd = safe_open_dir(base_of(fl, layer), dir, NULL);
+		if (fd >= 0) {
+			remove_unkept(fd, "", req, 0);
+			close(fd);
+		}
+	}
+	barrier(ctx, "room-made");
+}
+
+static unsigned long long keep_bytes(int fd)
+{
+	struct statvfs sv;
+	if (fstatvfs(fd, &sv) < 0)
+		return 0;
+	return (unsigned long long)sv.f_bavail * sv.f_frsize / 2;
+}
+
+/* Builds the next generation(s) beside the live ones, kept paths copied in. */
+static int prepare_reset(struct strata_ctx *ctx, const struct flash *fl, const struct request *req,
+			 const struct layer_state *st, const struct layer_state *next)
+{
+	bool full = req->kind == REQ_RESET_FULL;
+	int from[2] = { -1, -1 }, to[2] = { -1, -1 }, r = 0;
+	char name[64];
+	mode_t kind;
 
 	/* a generation left half-made by an earlier power cut is discarded first */
-	for (int layer = 0; layer < 2; layer++) {
+	for (int layer = LAYER_USER; layer <= LAYER_SYSTEM; layer++) {
 		if (layer == LAYER_SYSTEM && !full)
 			continue;
-		gen_dir(ctx, dir, sizeof(dir), (enum req_layer)layer,
-			layer == LAYER_USER ? next.user_gen : next.system_gen);
-		if (access(dir, F_OK) == 0 && (r = trash(dir, "partial")) < 0)
-			return log_error_errno(r, "cannot discard half-made %s: %m", dir);
+		gen_name(name, sizeof(name), layer,
+			 layer == LAYER_USER ? next->user_gen : next->system_gen);
+		if (safe_kind(base_of(fl, layer), name, &kind) != -ENOENT &&
+		    (r = trash(base_of(fl, layer), name, "partial")) < 0)
+			return log_error_errno(r, "cannot discard the half-made %s: %m", name);
 		powercut_point(ctx, "partial-discarded");
 	}
-	upper_of(ctx, old_user, sizeof(old_user), LAYER_USER, st->user_gen);
-	upper_of(ctx, old_sys, sizeof(old_sys), LAYER_SYSTEM, st->system_gen);
-	upper_of(ctx, new_user, sizeof(new_user), LAYER_USER, next.user_gen);
-	upper_of(ctx, new_sys, sizeof(new_sys), LAYER_SYSTEM, next.system_gen);
-	if ((r = mkdir_p(new_user, 0755)) < 0)
-		return log_error_errno(r, "cannot create the new generation: %m");
-	powercut_point(ctx, "user-generation-made");
-	if (full && (r = mkdir_p(new_sys, 0755)) < 0)
-		return log_error_errno(r, "cannot create the new generation: %m");
-	powercut_point(ctx, "system-generation-made");
-
+	for (int layer = LAYER_USER; layer <= LAYER_SYSTEM && r == 0; layer++) {
+		if (layer == LAYER_SYSTEM && !full)
+			break;
+		upper_name(name, sizeof(name), layer,
+			   layer == LAYER_USER ? next->user_gen : next->system_gen);
+		r = safe_mkdirs(base_of(fl, layer), name, 0755, NULL);
+		if (r == 0)
+			to[layer] = r = safe_open_dir(base_of(fl, layer), name, NULL);
+		if (r < 0)
+			log_error_errno(r, "cannot create the new generation %s: %m", name);
+		else
+			r = 0;
+		powercut_point(ctx, layer == LAYER_USER ? "user-generation-made"
+							: "system-generation-made");
+	}
 	/* the current content of a kept path lives in the topmost upper that has it */
-	const char *from[] = { old_user, old_sys }, *to[] = { new_user, new_sys };
-	for (size_t i = 0; i < req->n_keep; i++) {
-		keep_path(req->keep[i], from, full ? 2 : 1, to);
+	for (int layer = LAYER_USER; layer <= LAYER_SYSTEM; layer++) {
+		upper_name(name, sizeof(name), layer,
+			   layer == LAYER_USER ? st->user_gen : st->system_gen);
+		from[layer] = safe_open_dir(base_of(fl, layer), name, NULL);
+	}
+	struct keep_budget b = { KEEP_MAX_ENTRIES, to[LAYER_USER] >= 0 ? keep_bytes(to[LAYER_USER]) : 0,
+				 0 };
+	/* pairs of (old upper, new upper): the user layer, and the system layer on a full reset */
+	int src[2], dst[2];
+	size_t n = 0;
+	for (int layer = LAYER_USER; layer <= (full ? LAYER_SYSTEM : LAYER_USER); layer++)
+		if (from[layer] >= 0 && to[layer] >= 0)
+			src[n] = from[layer], dst[n++] = to[layer];
+	for (size_t i = 0; r == 0 && i < req->n_keep; i++) {
+		r = keep_path(ctx, req->keep[i], src, n, dst, &b);
 		powercut_point(ctx, "kept");
 	}
+	for (int i = 0; i < 2; i++) {
+		if (from[i] >= 0)
+			close(from[i]);
+		if (to[i] >= 0)
+			close(to[i]);
+	}
+	return r;
+}
+
+static int apply_reset(struct strata_ctx *ctx, const struct flash *fl, const struct request *req,
+		       struct layer_state *st)
+{
+	bool full = req->kind == REQ_RESET_FULL;
+	struct layer_state next = { full ? gen_next(st->system_gen) : st->system_gen,
+				    gen_next(st->user_gen), req->id };
+	int r = prepare_reset(ctx, fl, req, st, &next);
+	if (r == -ENOSPC) {
+		ctx->rec.keep_failed[0] = '\0';
+		make_room(ctx, fl, req, st);
+		r = prepare_reset(ctx, fl, req, st, &next);
+	}
+	if (r < 0)
+		return r;
 	barrier(ctx, "reset-prepared");
 
-	if ((r = commit_state(ctx, &next)) < 0)
+	if ((r = commit_state(ctx, fl->data, &next)) == -ENOSPC) {
+		make_room(ctx, fl, req, st);
+		r = commit_state(ctx, fl->data, &next);
+	}
+	if (r < 0)
 		return log_error_errno(r, "cannot switch to the new generation: %m");
 	log_notice("%s applied: system layer generation %u, user layer generation %u",
 		   request_kind_name(req->kind), next.system_gen, next.user_gen);
@@ -210,43 +632,44 @@ static int apply_reset(struct strata_ctx *ctx, const struct request *req, struct
 }
 
 /* Removes a path's copy, whiteout or opaque directory from one upper. */
-static int revert_path(const struct strata_ctx *ctx, const struct layer_state *st,
+static int revert_path(const struct flash *fl, const struct layer_state *st,
 		       const struct revert_entry *e)
 {
-	char upper[96], target[REQ_PATH_MAX + 96];
-	struct stat up_st, st_path;
-	upper_of(ctx, upper, sizeof(upper), e->layer, e->layer == LAYER_USER ? st->user_gen
-								       : st->system_gen);
-	int r = xsnprintf(target, sizeof(target), "%s%s", upper, e->path);
-	if (r < 0)
-		return r;
-	if (lstat(upper, &up_st) < 0)
-		return -errno;
-	/* every component below the upper must be a real directory on the same filesystem */
-	char walk[sizeof(target)];
-	snprintf(walk, sizeof(walk), "%s", target);
-	for (char *p = walk + strlen(upper) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		struct stat c;
-		if (lstat(walk, &c) < 0)
-			return -errno;
-		if (!S_ISDIR(c.st_mode) || c.st_dev != up_st.st_dev)
-			return -ENOTDIR;
-		*p = '/';
-	}
-	if (lstat(target, &st_path) < 0)
-		return -errno;
-	if (st_path.st_dev != up_st.st_dev)
-		return -EXDEV;
-	return trash(target, "revert");
+	char upper[64], parent[REQ_PATH_MAX];
+	struct stat up_st, target;
+	int base = base_of(fl, e->layer);
+	upper_name(upper, sizeof(upper), e->layer,
+		   e->layer == LAYER_USER ? st->user_gen : st->system_gen);
+	const char *rel = e->path + 1, *slash = strrchr(rel, '/');
+	const char *leaf = slash ? slash + 1 : rel;
+	snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - rel) : 1,
+		 slash ? rel : ".");
+	int up = safe_open_dir(base, upper, NULL);
+	if (up < 0)
+		return up;
+	/* every component below the upper is a real directory on the same filesystem */
+	int dir = fstat(up, &up_st) < 0 ? -errno : safe_open_dir(up, parent, NULL);
+	close(up);
+	if (dir < 0)
+		return dir == -EFTYPE ? -ENOTDIR : dir;
+	int r = 0;
+	if (fstatat(dir, leaf, &target, AT_SYMLINK_NOFOLLOW) < 0)
+		r = -errno;
+	else if (target.st_dev != up_st.st_dev)
+		r = -EXDEV;
+	else
+		r = move_into(base, TRASH_NAME, dir, leaf, "revert");
+	close(dir);
+	return r;
 }
 
-static int apply_revert(struct strata_ctx *ctx, const struct request *req, struct layer_state *st)
+static int apply_revert(struct strata_ctx *ctx, const struct flash *fl, const struct request *req,
+			struct layer_state *st)
 {
 	for (size_t i = 0; i < req->n_revert; i++) {
 		const struct revert_entry *e = &req->revert[i];
 		const char *layer = e->layer == LAYER_USER ? "user" : "system";
-		int r = revert_path(ctx, st, e);
+		int r = revert_path(fl, st, e);
 		if (r == -ENOENT)
 			log_info("revert %s: nothing in the %s layer", e->path, layer);
 		else if (r < 0)
@@ -259,7 +682,7 @@ static int apply_revert(struct strata_ctx *ctx, const struct request *req, struc
 	barrier(ctx, "reverted");
 	struct layer_state next = *st;
 	next.applied = req->id;
-	int r = commit_state(ctx, &next);
+	int r = commit_state(ctx, fl->data, &next);
 	if (r < 0)
 		return log_error_errno(r, "cannot record the applied revert: %m");
 	*st = next;
@@ -268,22 +691,23 @@ static int apply_revert(struct strata_ctx *ctx, const struct request *req, struc
 
 /*
  * A reset chosen by holding the button at power-on replaces any pending
- * request; written durably first, it is applied like one from "strata reset",
- * with the keep list of the topmost layer that has one.
+ * request. It is the recovery path, so it trusts nothing in the layers it
+ * wipes: the keep list comes from the firmware (the lowers, top first), never
+ * from an upper. Stored durably first, so a power cut applies it again;
+ * when it cannot be stored (a full or broken flash) it is applied all the same.
  */
-static void store_button_request(struct strata_ctx *ctx, const struct layer_state *st,
-				 struct request *req, char *text, size_t len)
+static void button_request(struct strata_ctx *ctx, const struct flash *fl,
+			   const struct layer_state *st, struct request *req, char *text, size_t len)
 {
-	char top[3][96], path[128];
+	char path[128];
 	unsigned bad;
 	memset(req, 0, sizeof(*req));
 	req->kind = (enum req_kind)ctx->button_request;
-	req->id = st->applied + 1;
-	upper_of(ctx, top[0], sizeof(top[0]), LAYER_USER, st->user_gen);
-	upper_of(ctx, top[1], sizeof(top[1]), LAYER_SYSTEM, st->system_gen);
-	snprintf(top[2], sizeof(top[2]), STRATA_LOWER_DIR "/0");
-	for (size_t i = 0; i < ARRAY_SIZE(top); i++) {
-		if (xsnprintf(path, sizeof(path), "%s/etc/strata/keep", top[i]) < 0 ||
+	req->id = request_next_id(st->applied, 0);
+	for (size_t i = 1; i <= ctx->n_lowers; i++) {
+		/* lower/1..N are the add-ons, top first, lower/0 the base root */
+		if (xsnprintf(path, sizeof(path), STRATA_LOWER_DIR "/%zu/etc/strata/keep",
+			      i == ctx->n_lowers ? 0 : i) < 0 ||
 		    read_file(path, text, len) < 0)
 			continue;
 		if (request_add_keep_list(req, text, &bad) < 0)
@@ -292,39 +716,63 @@ static void store_button_request(struct strata_ctx *ctx, const struct layer_stat
 		break;
 	}
 	int n = request_format(req, text, len);
-	int r = n < 0 ? n : write_file_atomic(STRATA_REQUEST_FILE, text, (size_t)n, true);
+	int r = n < 0 ? n : safe_write_file(fl->data, REQUEST_NAME, text, (size_t)n, true);
 	if (r < 0)
-		log_error_errno(r, "cannot store the %s the reset button asked for: %m",
+		log_error_errno(r, "cannot store the %s the reset button asked for: %m; applying "
+				   "it all the same (a power cut now loses it)",
 				request_kind_name(req->kind));
+	else
+		sync();
 }
 
-static void apply_request(struct strata_ctx *ctx, struct layer_state *st)
+/* A request that cannot be acted on is set aside (a regular file) or removed (anything else). */
+static void set_request_aside(struct strata_ctx *ctx, int data, mode_t kind, const char *why)
+{
+	if (kind == S_IFREG) {
+		safe_remove(data, REQUEST_NAME ".bad");
+		renameat(data, REQUEST_NAME, data, REQUEST_NAME ".bad");
+		log_error("%s/%s %s; not applied, kept as %s.bad", STRATA_DATA_DIR, REQUEST_NAME, why,
+			  REQUEST_NAME);
+	} else {
+		safe_remove(data, REQUEST_NAME);
+		log_error("%s/%s is %s; removed, nothing applied", STRATA_DATA_DIR, REQUEST_NAME,
+			  why);
+	}
+	snprintf(ctx->rec.request_result, sizeof(ctx->rec.request_result), "malformed");
+}
+
+static void apply_request(struct strata_ctx *ctx, const struct flash *fl, struct layer_state *st)
 {
 	static char text[16384];
 	static struct request req;
 	unsigned bad_line = 0;
-	if (ctx->button_request != REQ_NONE)
-		store_button_request(ctx, st, &req, text, sizeof(text));
-	ssize_t n = read_file(STRATA_REQUEST_FILE, text, sizeof(text));
-	if (n == -ENOENT)
-		return;
-	if (n < 0 || request_parse(text, &req, &bad_line) < 0) {
-		/* never act on half a request: set it aside, boot the current state */
-		if (n < 0)
-			log_error_errno((int)n, "cannot read %s: %m; ignoring it", STRATA_REQUEST_FILE);
-		else
-			log_error("%s is malformed (line %u); not applied, kept as %s.bad",
-				  STRATA_REQUEST_FILE, bad_line, STRATA_REQUEST_FILE);
-		rename(STRATA_REQUEST_FILE, STRATA_REQUEST_FILE ".bad");
-		snprintf(ctx->rec.request_result, sizeof(ctx->rec.request_result), "malformed");
-		return;
+	mode_t kind = 0;
+	if (ctx->button_request != REQ_NONE) {
+		button_request(ctx, fl, st, &req, text, sizeof(text));
+	} else {
+		char why[96];
+		ssize_t n = safe_read_file(fl->data, REQUEST_NAME, text, sizeof(text), &kind);
+		if (n == -ENOENT)
+			return;
+		if (n < 0) {
+			/* never act on what cannot be read whole: set it aside, boot the current state */
+			char err[80];
+			snprintf(why, sizeof(why), "%s", safe_strerror((int)n, kind, err, sizeof(err)));
+			set_request_aside(ctx, fl->data, kind == S_IFREG ? kind : 0, why);
+			return;
+		}
+		if (request_parse(text, &req, &bad_line) < 0) {
+			snprintf(why, sizeof(why), "is malformed (line %u)", bad_line);
+			set_request_aside(ctx, fl->data, S_IFREG, why);
+			return;
+		}
 	}
 	int r = 0;
 	uint64_t t0 = now_boottime_ns();
 	if (req.id != st->applied) {
 		log_notice("applying %s (request %lu)", request_kind_name(req.kind), req.id);
-		r = req.kind == REQ_REVERT ? apply_revert(ctx, &req, st)
-					   : apply_reset(ctx, &req, st);
+		r = req.kind == REQ_REVERT ? apply_revert(ctx, fl, &req, st)
+					   : apply_reset(ctx, fl, &req, st);
 	}
 	if (r == 0) {
 		powercut_point(ctx, "request-applied");
@@ -333,116 +781,160 @@ static void apply_request(struct strata_ctx *ctx, struct layer_state *st)
 		 * a request file that comes back after a power cut is skipped and
 		 * removed again by the next boot.
 		 */
-		if (unlink(STRATA_REQUEST_FILE) < 0 && errno != ENOENT)
-			log_error("cannot remove %s: %m", STRATA_REQUEST_FILE);
+		int u = safe_remove(fl->data, REQUEST_NAME);
+		if (u < 0)
+			log_error_errno(u, "cannot remove %s/%s: %m", STRATA_DATA_DIR, REQUEST_NAME);
 		powercut_point(ctx, "request-removed");
 		snprintf(ctx->rec.request_result, sizeof(ctx->rec.request_result), "%s",
 			 request_kind_name(req.kind));
 		ctx->rec.request_apply_ns = now_boottime_ns() - t0;
 	} else {
+		/* loud and persistent: the request stays pending and the next boot tries again */
 		snprintf(ctx->rec.request_result, sizeof(ctx->rec.request_result), "failed");
+		snprintf(ctx->rec.request_error, sizeof(ctx->rec.request_error),
+			 "%s (request %lu) could not be applied: %s; it stays pending and is "
+			 "retried at the next boot",
+			 request_kind_name(req.kind), req.id, strerror(-r));
+		log_error("%s", ctx->rec.request_error);
+		console_print("\n*** strata: %s\n", ctx->rec.request_error);
 	}
 }
 
-/* Generations the state does not name (older ones, half-made ones) go to the trash. */
-static size_t trash_stale_in(struct strata_ctx *ctx, const char *base, const char *kind,
-			     unsigned live)
+/*
+ * Generations the state does not name (older ones, half-made ones) go to the
+ * trash; after a state rebuilt from the flash they are set aside instead,
+ * since nothing says which one the user's data is in.
+ */
+static size_t stale_generations(struct strata_ctx *ctx, int base, const char *kind, unsigned live,
+				bool keep)
 {
-	DIR *d = opendir(base);
+	DIR *d = dir_stream(base);
 	if (!d)
 		return 0;
 	struct dirent *de;
-	char names[32][64];
+	char names[32][32];
 	size_t n = 0;
 	while ((de = readdir(d)) && n < ARRAY_SIZE(names)) {
-		size_t klen = strlen(kind);
-		char *end;
-		if (strncmp(de->d_name, kind, klen) != 0 || de->d_name[klen] != '.' ||
-		    !isdigit((unsigned char)de->d_name[klen + 1]))
-			continue;
-		unsigned long gen = strtoul(de->d_name + klen + 1, &end, 10);
-		if (*end == '\0' && gen != live)
+		unsigned gen = gen_number(de->d_name, kind);
+		if (gen && gen != live)
 			snprintf(names[n++], sizeof(names[0]), "%s", de->d_name);
 	}
 	closedir(d);
 	for (size_t i = 0; i < n; i++) {
-		char path[128];
-		xsnprintf(path, sizeof(path), "%s/%s", base, names[i]);
-		int r = trash(path, names[i]);
+		int r = keep ? move_into(base, RECOVERED_NAME, base, names[i], names[i])
+			     : trash(base, names[i], names[i]);
 		if (r < 0)
-			log_warn_errno(r, "cannot discard %s: %m", path);
+			log_warn_errno(r, "cannot %s %s: %m", keep ? "set aside" : "discard", names[i]);
+		else if (keep)
+			log_warn("%s set aside in %s", names[i], RECOVERED_NAME);
 		powercut_point(ctx, "generation-discarded");
 	}
 	return n;
+}
+
+/*
+ * The live generation's upper and work directories; junk where they belong
+ * (a file, a FIFO, a symlink) is set aside with its generation and the
+ * directories are made afresh.
+ */
+static int live_dirs(struct strata_ctx *ctx, int base, enum req_layer layer, unsigned gen)
+{
+	char gname[32], sub[48];
+	mode_t kind;
+	int r = gen_name(gname, sizeof(gname), layer, gen) < 0 ? -ENAMETOOLONG : 0;
+	for (int attempt = 0; r == 0 && attempt < 2; attempt++) {
+		static const char *const parts[] = { "upper", "work" };
+		for (size_t i = 0; r == 0 && i < ARRAY_SIZE(parts); i++)
+			if ((r = xsnprintf(sub, sizeof(sub), "%s/%s", gname, parts[i])) >= 0)
+				r = safe_mkdirs(base, sub, 0755, &kind);
+		if (r != -EFTYPE && r != -ELOOP)
+			break;
+		char why[80];
+		log_error("%s/%s holds %s where a directory belongs; setting it aside in %s",
+			  base_path(ctx, layer), gname, safe_strerror(r, kind, why, sizeof(why)),
+			  RECOVERED_NAME);
+		if ((r = move_into(base, RECOVERED_NAME, base, gname, gname)) < 0)
+			break;
+	}
+	return r;
 }
 
 int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name, char *reason,
 		   size_t reasonlen)
 {
 	struct layer_state st;
-	read_state(&st);
+	struct flash fl;
+	int r;
+	fl.data = safe_base(STRATA_DATA_DIR);
+	fl.user = ctx->user_separate ? safe_base(STRATA_USERDATA_DIR) : fl.data;
+	if (fl.data < 0 || fl.user < 0) {
+		r = fl.data < 0 ? fl.data : fl.user;
+		snprintf(reason, reasonlen, "cannot open the upper on '%s': %s", name, strerror(-r));
+		if (fl.data >= 0)
+			close(fl.data);
+		return r;
+	}
+	enum state_source src = read_state(ctx, &fl, &st);
 	if (!volatile_upper)
-		apply_request(ctx, &st);
+		apply_request(ctx, &fl, &st);
 	else if (ctx->button_request != REQ_NONE)
 		log_error("%s by the reset button not applied: the upper is not the flash one",
 			  request_kind_name((enum req_kind)ctx->button_request));
 
-	upper_of(ctx, ctx->system_upper, sizeof(ctx->system_upper), LAYER_SYSTEM, st.system_gen);
-	upper_of(ctx, ctx->user_upper, sizeof(ctx->user_upper), LAYER_USER, st.user_gen);
-	gen_dir(ctx, ctx->system_work, sizeof(ctx->system_work), LAYER_SYSTEM, st.system_gen);
-	gen_dir(ctx, ctx->user_work, sizeof(ctx->user_work), LAYER_USER, st.user_gen);
-	/* gen_dir gives at most 36 bytes ("/run/strata/userdata/user.4294967295"): "/work" fits */
-	strcat(ctx->system_work, "/work"); // NOLINT(clang-analyzer-security.insecureAPI.strcpy)
-	strcat(ctx->user_work, "/work");   // NOLINT(clang-analyzer-security.insecureAPI.strcpy)
-	const char *dirs[] = { ctx->system_upper, ctx->system_work, ctx->user_upper, ctx->user_work };
+	r = 0;
 	/* an upper and a work directory per level: a one-level stack leaves the user layer alone */
-	for (size_t i = 0; i < 2 * ctx->opts.stack_levels && i < ARRAY_SIZE(dirs); i++) {
-		int r = mkdir_p(dirs[i], 0755);
-		if (r < 0) {
-			snprintf(reason, reasonlen, "cannot create %s on '%s': %s", dirs[i], name,
-				 strerror(-r));
-			return r;
-		}
+	for (unsigned level = 0; r == 0 && level < ctx->opts.stack_levels && level < 2; level++) {
+		enum req_layer layer = level == 0 ? LAYER_SYSTEM : LAYER_USER;
+		r = live_dirs(ctx, base_of(&fl, layer), layer,
+			      layer == LAYER_USER ? st.user_gen : st.system_gen);
+		if (r < 0)
+			snprintf(reason, reasonlen, "cannot create the %s layer's directories on '%s': %s",
+				 layer == LAYER_USER ? "user" : "system", name, strerror(-r));
 	}
+	char gname[32];
+	gen_name(gname, sizeof(gname), LAYER_SYSTEM, st.system_gen);
+	xsnprintf(ctx->system_upper, sizeof(ctx->system_upper), STRATA_DATA_DIR "/%s/upper", gname);
+	xsnprintf(ctx->system_work, sizeof(ctx->system_work), STRATA_DATA_DIR "/%s/work", gname);
+	gen_name(gname, sizeof(gname), LAYER_USER, st.user_gen);
+	xsnprintf(ctx->user_upper, sizeof(ctx->user_upper), "%s/%s/upper",
+		  base_path(ctx, LAYER_USER), gname);
+	xsnprintf(ctx->user_work, sizeof(ctx->user_work), "%s/%s/work", base_path(ctx, LAYER_USER),
+		  gname);
 	ctx->rec.system_gen = st.system_gen;
 	ctx->rec.user_gen = st.user_gen;
-	if (!volatile_upper) {
-		if (access(STATE_FILE, F_OK) < 0) {
-			int r = write_state(&st, true);
-			if (r < 0)
-				log_warn_errno(r, "cannot write %s: %m", STATE_FILE);
+	if (r == 0 && !volatile_upper) {
+		if (src != STATE_READ && (r = write_state(fl.data, &st, true)) < 0) {
+			log_warn_errno(r, "cannot write %s/%s: %m", STRATA_DATA_DIR, STATE_NAME);
+			r = 0;
 		}
 		/*
 		 * No barrier: a generation whose move to the trash does not reach
 		 * the flash before a power cut is still not the live one, and the
 		 * next boot moves it again.
 		 */
-		if (trash_stale_in(ctx, STRATA_DATA_DIR, "system", st.system_gen) +
-			    trash_stale_in(ctx, user_base(ctx), "user", st.user_gen) >
+		bool keep = src == STATE_DERIVED;
+		if (stale_generations(ctx, fl.data, "system", st.system_gen, keep) +
+			    stale_generations(ctx, fl.user, "user", st.user_gen, keep) >
 		    0)
 			powercut_point(ctx, "layers-ready");
 	}
-	return 0;
-}
-
-static void discard(const char *trash_dir)
-{
-	struct stat st;
-	if (stat(trash_dir, &st) < 0)
-		return;
-	int fd = open(trash_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0)
-		remove_tree_contents(fd, st.st_dev);
-	rmdir(trash_dir);
+	if (fl.user != fl.data)
+		close(fl.user);
+	close(fl.data);
+	return r;
 }
 
 void layers_discard_trash(void)
 {
-	static const char *const dirs[] = { STRATA_DATA_DIR "/" TRASH_NAME,
-					    STRATA_USERDATA_DIR "/" TRASH_NAME };
+	static const char *const dirs[] = { STRATA_DATA_DIR, STRATA_USERDATA_DIR };
 	bool any = false;
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
-		any = any || access(dirs[i], F_OK) == 0;
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		int base = safe_base(dirs[i]);
+		if (base >= 0) {
+			any = any || safe_kind(base, TRASH_NAME, NULL) == 0;
+			close(base);
+		}
+	}
 	if (!any)
 		return;
 	pid_t pid = fork();
@@ -456,8 +948,13 @@ void layers_discard_trash(void)
 	if (nice(19) < 0) {
 		/* best effort */
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
-		discard(dirs[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		int base = safe_base(dirs[i]);
+		if (base >= 0) {
+			safe_remove(base, TRASH_NAME);
+			close(base);
+		}
+	}
 	sync();
 	_exit(0);
 }

@@ -4,6 +4,8 @@
 #include "strata.h"
 #include "util.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +28,28 @@ static const struct command {
 	{ "factoryreset", cmd_reset, "OpenWrt name: reset --full" },
 };
 
+/*
+ * PID 1 on a root that is not the initramfs (strata booted as init= of a real
+ * root, or PID 1 of a container) must not go on: the boot would free '/'.
+ * It must not exit either: the shell of that root, or a hang.
+ */
+static void refuse_unless_initramfs(void)
+{
+	uint64_t fstype = 0;
+	int r = root_is_initramfs(&fstype);
+	if (r == 0)
+		return;
+	if (r == -EINVAL)
+		log_error("'/' is not an initramfs (filesystem type 0x%llx); refusing to run as the "
+			  "boot init, it would free the running root",
+			  (unsigned long long)fstype);
+	else
+		log_error_errno(r, "cannot statfs '/' (%m); refusing to run as the boot init, it "
+				   "could free the running root");
+	emergency_shell_or_hang("refusing to run as the boot init on this root; nothing was "
+				"assembled or freed");
+}
+
 static void usage(FILE *out)
 {
 	fputs("usage: strata COMMAND [ARGS...]\n\ncommands:\n", out);
@@ -47,6 +71,7 @@ int main(int argc, char **argv)
 		ctx.rec.cap_rename_whiteout = ctx.rec.cap_rename_exchange = -1;
 		log_open();
 		log_info("starting (" STRATA_VERSION ")");
+		refuse_unless_initramfs();
 		opts_defaults(&ctx.opts);
 		boot_main(&ctx);
 	}

@@ -135,8 +135,9 @@ static int request_line(char *line, void *arg)
 		char *end;
 		if (*val < '0' || *val > '9')
 			return -EBADMSG;
+		errno = 0;
 		req->id = strtoul(val, &end, 10);
-		return *end ? -EBADMSG : 0;
+		return *end || errno || req->id > REQ_ID_MAX ? -EBADMSG : 0;
 	}
 	if (strcmp(key, "reset") == 0) {
 		if (req->kind != REQ_NONE)
@@ -226,8 +227,9 @@ int state_parse(const char *text, struct layer_state *st)
 		const char *val = p + klen + 1;
 		if (*val < '0' || *val > '9')
 			return -EBADMSG;
+		errno = 0;
 		v = strtoul(val, &end, 10);
-		if (*end != '\n' && *end != '\0')
+		if ((*end != '\n' && *end != '\0') || errno)
 			return -EBADMSG;
 		if (strcmp(key, "system") == 0)
 			sys = v, seen |= 1;
@@ -239,7 +241,8 @@ int state_parse(const char *text, struct layer_state *st)
 			return -EBADMSG;
 		p = nl ? nl + 1 : NULL;
 	}
-	if (seen != 7 || sys == 0 || user == 0 || sys > 1000000000UL || user > 1000000000UL)
+	if (seen != 7 || sys == 0 || user == 0 || sys > GEN_MAX || user > GEN_MAX ||
+	    applied > REQ_ID_MAX)
 		return -EBADMSG;
 	st->system_gen = (unsigned)sys;
 	st->user_gen = (unsigned)user;
@@ -254,4 +257,18 @@ int state_format(const struct layer_state *st, char *buf, size_t len)
 	strbuf_printf(&sb, "system %u\nuser %u\napplied %lu\n", st->system_gen, st->user_gen,
 		      st->applied);
 	return strbuf_result(&sb);
+}
+
+unsigned gen_next(unsigned gen)
+{
+	return gen >= GEN_MAX ? 1 : gen + 1;
+}
+
+unsigned long request_next_id(unsigned long applied, unsigned long pending)
+{
+	unsigned long id = (applied > pending ? applied : pending);
+	id = id >= REQ_ID_MAX ? 1 : id + 1;
+	if (id == applied)
+		id = id >= REQ_ID_MAX ? 1 : id + 1;
+	return id;
 }

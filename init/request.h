@@ -8,6 +8,9 @@
 #define REQ_PATH_MAX 256
 #define REQ_MAX_KEEP 32
 #define REQ_MAX_REVERT 32
+/* Request ids and generation numbers wrap to 1 past these (exact in JSON, in an unsigned) */
+#define REQ_ID_MAX 999999999999999UL
+#define GEN_MAX 1000000000u
 
 enum req_kind { REQ_NONE, REQ_RESET_USER, REQ_RESET_FULL, REQ_REVERT };
 enum req_layer { LAYER_USER, LAYER_SYSTEM };
@@ -51,5 +54,9 @@ struct layer_state {
 /* "system N\nuser N\napplied ID\n". Parse returns 0 or -EBADMSG. */
 int state_parse(const char *text, struct layer_state *st);
 int state_format(const struct layer_state *st, char *buf, size_t len);
+/* The generation after gen; 1 after GEN_MAX. */
+unsigned gen_next(unsigned gen);
+/* An id after both the last applied one and a pending one, never equal to applied. */
+unsigned long request_next_id(unsigned long applied, unsigned long pending);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* "/dev/vda1" for the partition whose GPT name (PARTNAME) is partname; -ENOENT. */
 int block_find_partition(const char *partname, char *dev, size_t len);
@@ -22,17 +23,27 @@ int layer_measure(const char *path, uint64_t bytes, uint8_t digest[FSVERITY_DIGE
 
 struct store_stats {
 	unsigned objects, enabled, failed;
-	bool skipped; /* the stamp matched: nothing walked */
+	unsigned stray;    /* entries neither a fan-out directory nor an object: never opened */
+	mode_t stray_kind; /* what the first of them is (S_IFLNK, S_IFIFO, ...) */
+	mode_t found;      /* what sat at the name in failed, for safe_strerror */
+	bool skipped;      /* the stamp matched: nothing walked */
 };
 
 /*
- * Enables fs-verity on every object of store (STORE/xx/yyyy...) that lacks
- * it, then writes key to stamp; a stamp that already holds key skips the walk
- * (key NULL: always walk, no stamp). Returns 0, or -errno with the first
- * failing object in failed.
+ * Enables fs-verity on every object of the store (DATA_DIR/STORE/xx/yyyy...)
+ * that lacks it, then writes key to DATA_DIR/STAMP; a stamp that already
+ * holds key skips the walk (key NULL: always walk, no stamp). store and stamp
+ * are relative to data_dir, whose content the device wrote: no symlink is
+ * followed and only regular files are opened; any other entry (a symlink,
+ * FIFO, device, socket, a directory among the objects, a non-directory among
+ * the fan-out directories) is counted in st->stray, the first one's name in
+ * stray, and left alone. Returns 0; -EIO when objects failed (the first in
+ * failed); other -errno when the store cannot be walked (its name or the
+ * fan-out directory in failed, what sits there in st->found).
  */
-int store_enable_verity(const char *store, const char *stamp, const char *key,
-			struct store_stats *st, char *failed, size_t len);
+int store_enable_verity(const char *data_dir, const char *store, const char *stamp,
+			const char *key, struct store_stats *st, char *failed, size_t len,
+			char *stray, size_t stray_len);
 
 /*
  * Mounts an overlay on target with fsopen/fsconfig/fsmount/move_mount: one

@@ -94,12 +94,21 @@ const struct manifest_layer *verity_claim(struct strata_ctx *ctx, const char *na
 void verity_check_unlisted(struct strata_ctx *ctx);
 
 /* switchroot.c */
-int switch_root_into(struct strata_ctx *ctx, const char *newroot);
+/* 0 when '/' is ramfs or tmpfs (the initramfs), -EINVAL when not, -errno; *fstype: its type. */
+int root_is_initramfs(uint64_t *fstype);
+/*
+ * Checks everything (the new root, '/', strata.init inside the new root),
+ * then moves the API filesystems, frees the initramfs and chroots. Returns 0,
+ * or -errno with why filled; the initramfs is intact when a check failed.
+ */
+int switch_root_into(struct strata_ctx *ctx, const char *newroot, char *why, size_t whylen);
 __attribute__((noreturn)) void exec_init(struct strata_ctx *ctx);
 
 /* fatal.c: log the reason, then shell, hang or reboot as configured; never returns */
 __attribute__((noreturn, format(printf, 2, 3))) void fatal(struct strata_ctx *ctx,
 							   const char *fmt, ...);
+/* No policy to consult: the emergency shell, started again whenever it exits, else a hang. */
+__attribute__((noreturn)) void emergency_shell_or_hang(const char *reason);
 
 /* button.c: the reset button held at power-on; returns the enum req_kind it selects */
 int button_at_boot(struct strata_ctx *ctx);

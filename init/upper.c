@@ -4,6 +4,7 @@
 #include "flashid.h"
 #include "mtd_abi.h"
 #include "log.h"
+#include "safefs.h"
 #include "strata.h"
 #include "util.h"
 
@@ -101,44 +102,62 @@ static int erase_dirty_blocks(const struct data_source *part, unsigned *erased)
 	return r;
 }
 
+/*
+ * dir is the live work directory (made by layers_prepare, no symlink on its
+ * path); what sits at the probe's names is a leftover: removed, never opened.
+ */
 static int probe_rename(const char *dir, unsigned flags)
 {
-	char a[128], b[128];
-	int r = 0;
-	xsnprintf(a, sizeof(a), "%s/.strata-probe-a", dir);
-	xsnprintf(b, sizeof(b), "%s/.strata-probe-b", dir);
-	int fa = open(a, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int fb = flags & RENAME_EXCHANGE ? open(b, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
-					 : -1;
-	if (fa < 0 || ((flags & RENAME_EXCHANGE) && fb < 0))
+	static const char a[] = ".strata-probe-a", b[] = ".strata-probe-b";
+	int d = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (d < 0)
+		return -errno;
+	int r = safe_remove(d, a);
+	if (r == 0)
+		r = safe_remove(d, b);
+	int fa = r < 0 ? -1 : openat(d, a, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fb = r < 0 || !(flags & RENAME_EXCHANGE)
+			 ? -1
+			 : openat(d, b, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* a leftover that cannot be removed is reported as the probe's error */
+	if (r == 0 && (fa < 0 || ((flags & RENAME_EXCHANGE) && fb < 0)))
 		r = -errno;
-	else if (syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, flags) < 0)
+	else if (r == 0 && syscall(SYS_renameat2, d, a, d, b, flags) < 0)
 		r = -errno;
 	if (fa >= 0)
 		close(fa);
 	if (fb >= 0)
 		close(fb);
-	unlink(a);
-	unlink(b);
+	unlinkat(d, a, 0);
+	unlinkat(d, b, 0);
+	close(d);
 	return r;
 }
 
-#define CAPS_FILE STRATA_DATA_DIR "/strata.caps"
+#define CAPS_NAME "strata.caps" /* in STRATA_DATA_DIR */
 
 /*
  * overlayfs wants RENAME_WHITEOUT and RENAME_EXCHANGE from its upper; vanilla
  * jffs2 has neither. The probe writes to flash, so its result is kept per
- * kernel release and only a new kernel probes again.
+ * kernel release and only a new kernel probes again. The cache is on the
+ * flash: anything but a small regular file there (a symlink, a FIFO, a
+ * directory) is no cache, and the rewrite after the probe replaces it.
  */
 void upper_probe_capabilities(struct strata_ctx *ctx)
 {
 	struct utsname uts;
-	char cache[256];
+	char cache[256], why[96];
+	mode_t found = 0;
 	int w, x;
 	if (uname(&uts) < 0)
 		snprintf(uts.release, sizeof(uts.release), "unknown");
-	ssize_t len = read_file(CAPS_FILE, cache, sizeof(cache));
+	int base = safe_base(STRATA_DATA_DIR);
+	ssize_t len = base < 0 ? base
+			       : safe_read_file(base, CAPS_NAME, cache, sizeof(cache), &found);
 	int cached = len > 0 ? caps_match(cache, (size_t)len, uts.release) : -ENOENT;
+	if (len < 0 && len != -ENOENT)
+		log_notice("not using %s/%s: %s; probing the upper again", STRATA_DATA_DIR,
+			   CAPS_NAME, safe_strerror((int)len, found, why, sizeof(why)));
 	if (cached >= 0) {
 		w = cached & CAPS_WHITEOUT ? 0 : -EINVAL;
 		x = cached & CAPS_EXCHANGE ? 0 : -EINVAL;
@@ -148,10 +167,17 @@ void upper_probe_capabilities(struct strata_ctx *ctx)
 		if ((w == 0 || w == -EINVAL) && (x == 0 || x == -EINVAL)) {
 			int n = caps_format(cache, sizeof(cache), uts.release,
 					    (w == 0 ? CAPS_WHITEOUT : 0) | (x == 0 ? CAPS_EXCHANGE : 0));
-			if (n > 0 && write_file_atomic(CAPS_FILE, cache, (size_t)n, false) < 0)
-				log_debug("cannot cache the capabilities in %s: %m", CAPS_FILE);
+			int r = n < 0 ? n : base;
+			if (r >= 0)
+				r = safe_write_file(base, CAPS_NAME, cache, (size_t)n, false);
+			if (r < 0)
+				log_debug("cannot cache the capabilities in %s/%s: %s",
+					  STRATA_DATA_DIR, CAPS_NAME,
+					  safe_strerror(r, 0, why, sizeof(why)));
 		}
 	}
+	if (base >= 0)
+		close(base);
 	ctx->rec.cap_rename_whiteout = w == 0 ? 1 : w == -EINVAL ? 0 : -1;
 	ctx->rec.cap_rename_exchange = x == 0 ? 1 : x == -EINVAL ? 0 : -1;
 	if (w < 0 || x < 0)

@@ -42,7 +42,7 @@ pure_srcs="$top/init/opts.c $top/init/mtd.c $top/init/ovl.c $top/init/strbuf.c \
 $top/init/modules.c $top/init/bootrec.c $top/init/json.c $top/init/util.c \
 $top/init/flashid.c $top/init/record.c $top/init/request.c $top/init/inspect.c \
 $top/init/lowers.c $top/init/fsverity.c $top/init/manifest.c $top/init/buttonfsm.c \
-$top/init/format.c"
+$top/init/format.c $top/init/caps.c $top/init/safefs.c $top/init/store.c"
 warnings=$(make -s -C "$top" print-warnings)
 san="-pthread -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 mkdir -p "$out/unit"
