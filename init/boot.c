@@ -597,6 +597,13 @@ void boot_main(struct strata_ctx *ctx)
 	phase_end(ctx);
 
 	phase_begin(ctx, "upper");
+	/*
+	 * jffs2 writes nothing once fewer than a few erase blocks are free and
+	 * collects garbage only when about an erase block plus 1% is dirty: what
+	 * it takes to record a request on a full flash. Elsewhere 64 KiB does.
+	 */
+	ctx->reserve_bytes = data.erasesize ? (2u * data.erasesize + data.size / 100 + 4095) & ~4095ull
+					    : 65536u;
 	outcome_load(ctx);
 	mkdir_p(STRATA_DATA_DIR, 0755);
 	int r = data_err == -ENOENT ? -ENODEV : data_err;
@@ -637,8 +644,12 @@ void boot_main(struct strata_ctx *ctx)
 
 	phase_begin(ctx, "switch-root");
 	char why[320]; /* a strata.init path of up to 127 bytes and why it cannot run */
-	if (switch_root_into(ctx, STRATA_NEWROOT, why, sizeof(why)) < 0)
+	if (switch_root_into(ctx, STRATA_NEWROOT, why, sizeof(why)) < 0) {
+		/* the initramfs is intact: its shell can read what was assembled */
+		snprintf(ctx->rec.init, sizeof(ctx->rec.init), "%s", ctx->opts.init);
+		boot_record_write(ctx);
 		fatal(ctx, "switch_root into %s: %s", STRATA_NEWROOT, why);
+	}
 	phase_end(ctx);
 	exec_init(ctx);
 }

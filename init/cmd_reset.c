@@ -109,6 +109,14 @@ static int store(const char *cmd, struct request *req, bool reboot_now)
 	}
 	/* whatever sits at the request's names (a FIFO, a directory, a symlink) is replaced */
 	int r = safe_write_file(data, "strata.request", text, (size_t)n, true);
+	if (r == -ENOSPC && safe_remove(data, STRATA_RESERVE_NAME) == 0) {
+		/* a full flash: the space strata held back for this, taken back at the next boot */
+		sync();
+		r = safe_write_file(data, "strata.request", text, (size_t)n, true);
+		if (r == 0)
+			fprintf(stderr, "%s: the data flash is full; used the space held back for "
+					"a request\n", cmd);
+	}
 	close(data);
 	if (r < 0) {
 		fprintf(stderr, "%s: cannot write '%s': %s\n", cmd, STRATA_REQUEST_FILE,

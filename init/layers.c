@@ -28,6 +28,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,8 @@
 /* a keep copies at most this many entries, and at most half the free space */
 #define KEEP_MAX_ENTRIES 4096u
 #define KEEP_MAX_DEPTH 64u
+/* below this much free space the trash is deleted before the overlays are mounted */
+#define TRASH_NOW_BELOW (256u * 1024u)
 
 /* The data filesystems, opened once: every name below is relative to one of them. */
 struct flash {
@@ -257,6 +260,7 @@ struct keep_budget {
 	unsigned entries;
 	unsigned long long bytes;
 	unsigned skipped; /* entries of kinds that are not kept */
+	bool room_made;   /* the discarded generations are already gone */
 };
 
 static int copy_xattrs_fd(int in, int out)
@@ -438,8 +442,9 @@ static int keep_path(struct strata_ctx *ctx, const char *path, const int *from, 
 		close(src);
 		if (dst >= 0)
 			close(dst);
-		if (r == -ENOSPC)
-			return r;
+		/* what the reset discards anyway may make the room a keep needs */
+		if (r == -ENOSPC || (r == -EFBIG && !b->room_made))
+			return -ENOSPC;
 		if (r == -EFBIG)
 			note_keep_failure(ctx, path, "larger than a reset may copy (half the free "
 						     "space, 4096 entries)");
@@ -489,13 +494,14 @@ static void remove_unkept(int dirfd, const char *prefix, const struct request *r
 		int rel = keep_relation(path, req);
 		if (rel == 1)
 			continue;
-		if (rel == 2 && depth < KEEP_MAX_DEPTH) {
-			int sub = safe_open_dir(dirfd, de->d_name, NULL);
+		if (rel == 2) {
+			/* on the way to a kept path: its refusal (a symlink, say) is reported later */
+			int sub = depth < KEEP_MAX_DEPTH ? safe_open_dir(dirfd, de->d_name, NULL) : -1;
 			if (sub >= 0) {
 				remove_unkept(sub, path, req, depth + 1);
 				close(sub);
-				continue;
 			}
+			continue;
 		}
 		safe_remove(dirfd, de->d_name);
 	}
@@ -517,6 +523,7 @@ static void make_room(struct strata_ctx *ctx, const struct flash *fl, const stru
 		 "the new generation",
 		 request_kind_name(req->kind));
 	safe_remove(fl->data, TRASH_NAME);
+	safe_remove(fl->data, STRATA_RESERVE_NAME);
 	if (fl->user != fl->data)
 		safe_remove(fl->user, TRASH_NAME);
 	for (int layer = LAYER_USER; layer <= LAYER_SYSTEM; layer++) {
@@ -543,7 +550,7 @@ static unsigned long long keep_bytes(int fd)
 
 /* Builds the next generation(s) beside the live ones, kept paths copied in. */
 static int prepare_reset(struct strata_ctx *ctx, const struct flash *fl, const struct request *req,
-			 const struct layer_state *st, const struct layer_state *next)
+			 const struct layer_state *st, const struct layer_state *next, bool room_made)
 {
 	bool full = req->kind == REQ_RESET_FULL;
 	int from[2] = { -1, -1 }, to[2] = { -1, -1 }, r = 0;
@@ -583,7 +590,7 @@ static int prepare_reset(struct strata_ctx *ctx, const struct flash *fl, const s
 		from[layer] = safe_open_dir(base_of(fl, layer), name, NULL);
 	}
 	struct keep_budget b = { KEEP_MAX_ENTRIES, to[LAYER_USER] >= 0 ? keep_bytes(to[LAYER_USER]) : 0,
-				 0 };
+				 0, room_made };
 	/* pairs of (old upper, new upper): the user layer, and the system layer on a full reset */
 	int src[2], dst[2];
 	size_t n = 0;
@@ -609,11 +616,11 @@ static int apply_reset(struct strata_ctx *ctx, const struct flash *fl, const str
 	bool full = req->kind == REQ_RESET_FULL;
 	struct layer_state next = { full ? gen_next(st->system_gen) : st->system_gen,
 				    gen_next(st->user_gen), req->id };
-	int r = prepare_reset(ctx, fl, req, st, &next);
+	int r = prepare_reset(ctx, fl, req, st, &next, false);
 	if (r == -ENOSPC) {
 		ctx->rec.keep_failed[0] = '\0';
 		make_room(ctx, fl, req, st);
-		r = prepare_reset(ctx, fl, req, st, &next);
+		r = prepare_reset(ctx, fl, req, st, &next, true);
 	}
 	if (r < 0)
 		return r;
@@ -833,30 +840,91 @@ static size_t stale_generations(struct strata_ctx *ctx, int base, const char *ki
 }
 
 /*
- * The live generation's upper and work directories; junk where they belong
- * (a file, a FIFO, a symlink) is set aside with its generation and the
- * directories are made afresh.
+ * The live generation's upper and work directories. Junk where one of them
+ * belongs (a file, a FIFO, a symlink) holds no layer: it is set aside in
+ * strata.recovered, never followed or deleted, and the directory made afresh.
  */
 static int live_dirs(struct strata_ctx *ctx, int base, enum req_layer layer, unsigned gen)
 {
-	char gname[32], sub[48];
+	static const char *const parts[] = { "", "/upper", "/work" };
+	char gname[32], path[48], why[80];
 	mode_t kind;
 	int r = gen_name(gname, sizeof(gname), layer, gen) < 0 ? -ENAMETOOLONG : 0;
-	for (int attempt = 0; r == 0 && attempt < 2; attempt++) {
-		static const char *const parts[] = { "upper", "work" };
-		for (size_t i = 0; r == 0 && i < ARRAY_SIZE(parts); i++)
-			if ((r = xsnprintf(sub, sizeof(sub), "%s/%s", gname, parts[i])) >= 0)
-				r = safe_mkdirs(base, sub, 0755, &kind);
+	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(parts); i++) {
+		if ((r = xsnprintf(path, sizeof(path), "%s%s", gname, parts[i])) < 0)
+			break;
+		r = safe_mkdirs(base, path, 0755, &kind);
 		if (r != -EFTYPE && r != -ELOOP)
-			break;
-		char why[80];
-		log_error("%s/%s holds %s where a directory belongs; setting it aside in %s",
-			  base_path(ctx, layer), gname, safe_strerror(r, kind, why, sizeof(why)),
+			continue;
+		log_error("%s/%s is %s where a directory belongs; setting it aside in %s",
+			  base_path(ctx, layer), path, safe_strerror(r, kind, why, sizeof(why)),
 			  RECOVERED_NAME);
-		if ((r = move_into(base, RECOVERED_NAME, base, gname, gname)) < 0)
-			break;
+		int parent = i == 0 ? fcntl(base, F_DUPFD_CLOEXEC, 0) : safe_open_dir(base, gname, NULL);
+		if (parent < 0)
+			return parent;
+		char tag[48];
+		snprintf(tag, sizeof(tag), "%s%s", gname, i == 0 ? "" : i == 1 ? ".upper" : ".work");
+		r = move_into(base, RECOVERED_NAME, parent, i == 0 ? gname : parts[i] + 1, tag);
+		close(parent);
+		if (r == 0)
+			r = safe_mkdirs(base, path, 0755, &kind);
 	}
 	return r;
+}
+
+/*
+ * A little space held back on the data filesystem: on a full flash the
+ * runtime tool deletes it to record a reset (cmd_reset.c), and the next
+ * boot that has room takes it back. Incompressible, so that jffs2 and ubifs
+ * really hold it.
+ */
+static void hold_reserve(int data, uint64_t bytes)
+{
+	unsigned char fill[4096];
+	struct stat st;
+	int fd = safe_open_file(data, STRATA_RESERVE_NAME, O_RDONLY, NULL);
+	bool have = fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size == bytes;
+	if (fd >= 0)
+		close(fd);
+	if (have || bytes == 0)
+		return;
+	uint32_t x = 2463534242u; /* xorshift32: the same bytes on every device */
+	for (size_t i = 0; i < sizeof(fill); i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		fill[i] = (unsigned char)x;
+	}
+	/* made whole before it counts: a torn one has the wrong size and is made again */
+	int r = safe_write_file(data, STRATA_RESERVE_NAME, fill, sizeof(fill), false);
+	fd = r < 0 ? r : safe_open_file(data, STRATA_RESERVE_NAME, O_WRONLY | O_APPEND, NULL);
+	for (uint64_t done = sizeof(fill); fd >= 0 && r == 0 && done < bytes; done += sizeof(fill)) {
+		fill[done / sizeof(fill) % sizeof(fill)] ^= 0x5a; /* no two blocks alike */
+		if (write(fd, fill, sizeof(fill)) != (ssize_t)sizeof(fill))
+			r = -ENOSPC;
+	}
+	if (fd >= 0)
+		close(fd);
+	else
+		r = fd;
+	if (r < 0) {
+		safe_remove(data, STRATA_RESERVE_NAME);
+		log_info("no room for the reserve %s (%s); a reset on a full flash needs the "
+			 "button at power-on",
+			 STRATA_RESERVE_NAME, strerror(-r));
+	}
+}
+
+/* Deletes the trash now rather than after the exec when the filesystem has (almost) no room. */
+static void empty_trash_if_full(int base)
+{
+	struct statvfs sv;
+	if (safe_kind(base, TRASH_NAME, NULL) < 0 || fstatvfs(base, &sv) < 0 ||
+	    (unsigned long long)sv.f_bavail * sv.f_frsize >= TRASH_NOW_BELOW)
+		return;
+	log_warn("the data flash is full: deleting the discarded generations before mounting");
+	safe_remove(base, TRASH_NAME);
+	sync();
 }
 
 int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name, char *reason,
@@ -917,6 +985,11 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 			    stale_generations(ctx, fl.user, "user", st.user_gen, keep) >
 		    0)
 			powercut_point(ctx, "layers-ready");
+		/* overlayfs needs room for its work directory: a full flash cannot wait for the trash */
+		empty_trash_if_full(fl.data);
+		if (fl.user != fl.data)
+			empty_trash_if_full(fl.user);
+		hold_reserve(fl.data, ctx->reserve_bytes);
 	}
 	if (fl.user != fl.data)
 		close(fl.user);

@@ -20,6 +20,8 @@
 #define STRATA_USERDATA_DIR STRATA_RUN_DIR "/userdata"
 #define STRATA_SYSTEM_DIR STRATA_RUN_DIR "/system"
 #define STRATA_REQUEST_FILE STRATA_DATA_DIR "/strata.request"
+/* space held back on the data filesystem so that a reset can be recorded on a full flash */
+#define STRATA_RESERVE_NAME "strata.reserve"
 #define STRATA_NEWROOT "/newroot"
 #define STRATA_MODULE_LIST "/etc/strata/modules"
 #define STRATA_MODULE_DEPS "/etc/strata/modules.dep"
@@ -39,6 +41,7 @@ struct strata_ctx {
 	struct manifest manifest; /* expected layer digests (CONFIG_STRATA_VERITY) */
 	uint32_t manifest_used;   /* bit i: manifest.layers[i] belongs to a layer of this board */
 	int button_request; /* enum req_kind chosen by holding the reset button at power-on */
+	uint64_t reserve_bytes; /* held back on the data filesystem for a request (layers.c) */
 };
 
 /* boot.c */

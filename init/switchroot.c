@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Hand-off to the real init: check it in the new root, move the API filesystems, free the
- * initramfs, chroot, exec. */
+/* Hand-off to the real init: check it inside the new root, free the initramfs, chroot, exec. */
 #define _GNU_SOURCE /* O_PATH */
 #include "inroot.h"
 #include "log.h"

@@ -42,7 +42,8 @@ pure_srcs="$top/init/opts.c $top/init/mtd.c $top/init/ovl.c $top/init/strbuf.c \
 $top/init/modules.c $top/init/bootrec.c $top/init/json.c $top/init/util.c \
 $top/init/flashid.c $top/init/record.c $top/init/request.c $top/init/inspect.c \
 $top/init/lowers.c $top/init/fsverity.c $top/init/manifest.c $top/init/buttonfsm.c \
-$top/init/format.c $top/init/caps.c $top/init/safefs.c $top/init/store.c"
+$top/init/format.c $top/init/caps.c $top/init/safefs.c $top/init/store.c \
+$top/init/inroot.c"
 warnings=$(make -s -C "$top" print-warnings)
 san="-pthread -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 mkdir -p "$out/unit"
@@ -170,7 +171,7 @@ if [ $unit_only = 0 ]; then
 		tally < <(python3 "$top/tests/lib/scenario.py" --images-root "$out" --work "$out/work" \
 			--jobs "$jobs" -k "$filter" --boards "$built" | grep --line-buffered -v '^qemu: ')
 		# the fault campaign's table (tests/scenarios/faults.py), also in make report
-		if compgen -G "$out/work/*/fault-row.txt" >/dev/null; then
+		if compgen -G "$out/work/*/*/*-row*.txt" >/dev/null; then
 			TEST_OUT="$out" "$top/tests/report.sh" --faults
 		fi
 	fi

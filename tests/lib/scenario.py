@@ -67,6 +67,11 @@ class Context:
         with open(os.path.join(self.workdir, "fault-row.txt"), "w") as f:
             f.write("%s\t%d\t%d\t%s\n" % (case, survived, lost, note))
 
+    def hostile_row(self, case, survived, lost, note=""):
+        """One row of the hostile-content campaign's table (a scenario may add several)."""
+        with open(os.path.join(self.workdir, "hostile-rows.txt"), "a") as f:
+            f.write("%s\t%d\t%d\t%s\n" % (case, survived, lost, note))
+
     def cut_power_at(self, pattern):
         """Boots a fresh device, cuts the power when the console shows pattern,
         and checks that the next boot is normal and keeps what is written."""

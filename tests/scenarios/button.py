@@ -240,6 +240,9 @@ def button_held_at_power_on(ctx):
     assert rec["request_applied"] == "reset --user" and rec["generations"] == \
         {"system": 1, "user": 2}, rec
     assert not exists(vm, "/root/userfile") and vm.out("cat /etc/sysfile") == "provisioned"
+    # the recovery path trusts nothing in the layers it wipes: a keep list
+    # written into the user layer is not what decides what survives
+    vm.sh("echo /root/secret > /etc/strata/keep && echo s > /root/secret && sync")
     vm.poweroff()
     # held to 10 s: reset --full without waiting; the daemon then finds the key
     # still held and does not measure a press it did not see begin
@@ -256,6 +259,10 @@ def button_held_at_power_on(ctx):
     assert rec["request_applied"] == "reset --full" and rec["generations"]["system"] == 2, rec
     assert not exists(vm, "/etc/sysfile")
     assert not exists(vm, "/run/strata/data/strata.request")
+    wiped = not exists(vm, "/root/secret") and "secret" not in vm.out("cat /etc/strata/keep")
+    ctx.hostile_row("keep list in the user layer, power-on button reset (nor)", 0, 0,
+                    "" if wiped else "FAILED: the user layer's keep list was obeyed")
+    assert wiped, "the power-on reset took its keep list from the layer it wiped"
 
 
 @scenario(NOR)

@@ -70,7 +70,8 @@ def reset_user_reveals_the_system_layer(ctx):
     assert "pending" not in vm.out("strata status")
     wait_trash_gone(vm)
     assert vm.out("ls /run/strata/data | sort | tr '\\n' ' '") == \
-        "strata.caps strata.state system.1 user.2", vm.out("ls /run/strata/data")
+        "strata.caps strata.reserve strata.state system.1 user.2", \
+        vm.out("ls /run/strata/data")
 
 
 @scenario(NOR, ARM64)

@@ -113,6 +113,35 @@ static void state_round_trips(void)
 	CHECK(state_parse("system 1x\nuser 2\napplied 0\n", &out) == -EBADMSG);
 }
 
+static void numbers_at_their_limits(void)
+{
+	struct layer_state out;
+	static struct request req;
+	unsigned bad;
+	/* the largest valid values, and one past them (strtoul's overflow included) */
+	CHECK(state_parse("system 1000000000\nuser 1000000000\napplied 999999999999999\n", &out) ==
+	      0);
+	CHECK(out.system_gen == GEN_MAX && out.applied == REQ_ID_MAX);
+	CHECK(state_parse("system 1000000001\nuser 1\napplied 0\n", &out) == -EBADMSG);
+	CHECK(state_parse("system 1\nuser 1\napplied 1000000000000000\n", &out) == -EBADMSG);
+	CHECK(state_parse("system 1\nuser 1\napplied 18446744073709551615\n", &out) == -EBADMSG);
+	CHECK(state_parse("system 1\nuser 1\napplied 99999999999999999999999\n", &out) ==
+	      -EBADMSG);
+	CHECK(request_parse("strata-request 1\nid 999999999999999\nreset full\nend\n", &req, &bad) ==
+	      0);
+	CHECK(request_parse("strata-request 1\nid 1000000000000000\nreset full\nend\n", &req,
+			    &bad) == -EBADMSG);
+	CHECK(request_parse("strata-request 1\nid 18446744073709551616\nreset full\nend\n", &req,
+			    &bad) == -EBADMSG);
+	/* generations and ids wrap to 1, and a new id never equals the applied one */
+	CHECK(gen_next(1) == 2 && gen_next(GEN_MAX - 1) == GEN_MAX && gen_next(GEN_MAX) == 1);
+	CHECK(gen_next(4294967295u) == 1);
+	CHECK(request_next_id(0, 0) == 1 && request_next_id(5, 0) == 6 && request_next_id(5, 9) == 10);
+	CHECK(request_next_id(REQ_ID_MAX, 0) == 1);
+	CHECK(request_next_id(1, REQ_ID_MAX) == 2); /* the wrap would give 1, the applied one */
+	CHECK(request_next_id(0, 18446744073709551615UL) == 1);
+}
+
 static void lower_lists_are_checked(void)
 {
 	struct lower_layer l[3];
@@ -139,5 +168,6 @@ int main(void)
 	RUN(malformed_requests_are_refused);
 	RUN(keep_lists_name_the_bad_line);
 	RUN(state_round_trips);
+	RUN(numbers_at_their_limits);
 	return UNIT_EXIT();
 }
