@@ -309,7 +309,7 @@ static void remove_below(int dirfd, dev_t dev, unsigned depth)
 static int remove_at(int dirfd, const char *leaf)
 {
 	struct stat st;
-	dev_t dev;
+	dev_t dev = 0;
 	if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;
 	int r = dev_of(dirfd, &dev);
