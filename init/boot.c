@@ -150,14 +150,16 @@ static void sleep_ms(long ms)
  * MTD flash: waits up to rootwait_ms for the named partitions in /proc/mtd.
  * Returns the data partition lookup result; a missing root is fatal.
  */
-static void mtd_source(struct data_source *ds, const struct mtd_part *part)
+static int mtd_source(struct data_source *ds, const struct mtd_part *part)
 {
 	ds->fstype = "jffs2";
 	snprintf(ds->name, sizeof(ds->name), "%s", part->name);
-	xsnprintf(ds->src, sizeof(ds->src), "mtd%d", part->index);
-	xsnprintf(ds->dev, sizeof(ds->dev), "/dev/mtd%dro", part->index);
 	ds->size = part->size;
 	ds->erasesize = part->erasesize;
+	if (xsnprintf(ds->src, sizeof(ds->src), "mtd%d", part->index) < 0 ||
+	    xsnprintf(ds->dev, sizeof(ds->dev), "/dev/mtd%dro", part->index) < 0)
+		return -ENAMETOOLONG;
+	return 0;
 }
 
 /* An add-on layer the board does not have: optional ones are left out, others are fatal. */
@@ -204,13 +206,13 @@ static int find_mtd_partitions(struct strata_ctx *ctx, char *lower_dev, size_t d
 		      "(strata.root= selects another)",
 		      ctx->opts.root_part, ctx->opts.rootwait_ms, names);
 	}
-	xsnprintf(lower_dev, devlen, "/dev/mtdblock%d", root.index);
+	if (xsnprintf(lower_dev, devlen, "/dev/mtdblock%d", root.index) < 0)
+		fatal(ctx, "root partition '%s': device name too long", ctx->opts.root_part);
 	for (size_t i = 0; i + 1 < ctx->n_lowers; i++) {
 		struct lower_layer *l = &ctx->lowers[i];
 		struct mtd_part part;
-		if (mtd_find(text, l->name, &part) == 0)
-			xsnprintf(l->dev, sizeof(l->dev), "/dev/mtdblock%d", part.index);
-		else
+		if (mtd_find(text, l->name, &part) < 0 ||
+		    xsnprintf(l->dev, sizeof(l->dev), "/dev/mtdblock%d", part.index) < 0)
 			addon_missing(ctx, l, text);
 	}
 	if (data_err < 0) {
@@ -221,14 +223,15 @@ static int find_mtd_partitions(struct strata_ctx *ctx, char *lower_dev, size_t d
 			  ctx->opts.data_part, names);
 		return data_err;
 	}
-	mtd_source(ds, &data);
+	if ((r = mtd_source(ds, &data)) < 0)
+		return r;
 	if (ctx->user_separate) {
 		struct mtd_part part;
 		if (mtd_find(text, CONFIG_STRATA_USER_PART, &part) < 0) {
 			log_error("user partition '%s' not found", CONFIG_STRATA_USER_PART);
 			return -ENOENT;
 		}
-		mtd_source(user, &part);
+		return mtd_source(user, &part);
 	}
 	return 0;
 }
@@ -260,8 +263,9 @@ static int ubi_data_volume(const char *name, unsigned percent, struct data_sourc
 	} else if (r < 0) {
 		return log_error_errno(r, "cannot look up UBI volume '%s': %m", name);
 	}
-	xsnprintf(ds->src, sizeof(ds->src), "ubi0:%s", name);
-	xsnprintf(ds->dev, sizeof(ds->dev), "/dev/ubi0_%d", vol_id);
+	if (xsnprintf(ds->src, sizeof(ds->src), "ubi0:%s", name) < 0 ||
+	    xsnprintf(ds->dev, sizeof(ds->dev), "/dev/ubi0_%d", vol_id) < 0)
+		return log_error_errno(-ENAMETOOLONG, "UBI volume name '%s' too long", name);
 	for (int i = 0; i < 200 && access(ds->dev, F_OK) < 0; i++)
 		sleep_ms(5);
 	return 0;
@@ -276,10 +280,10 @@ static int find_ubi_volumes(struct strata_ctx *ctx, char *lower_dev, size_t devl
 	for (;;) {
 		r = ubi_find_volume(0, ctx->opts.root_part, &root_id);
 		if (r == 0) {
-			xsnprintf(lower_dev, devlen, "/dev/ubiblock0_%d", root_id);
-			if (access(lower_dev, F_OK) == 0)
+			r = xsnprintf(lower_dev, devlen, "/dev/ubiblock0_%d", root_id);
+			if (r >= 0 && access(lower_dev, F_OK) == 0)
 				break;
-			r = -ENODEV;
+			r = r < 0 ? r : -ENODEV;
 		}
 		if (now_boottime_ns() >= deadline)
 			break;
@@ -427,9 +431,10 @@ static void plan_lowers(struct strata_ctx *ctx)
 }
 
 /* The base root is lower/0 (/rom), add-on N (top first) lower/N. */
-static void lower_dir(const struct strata_ctx *ctx, size_t i, char *dir, size_t len)
+static __attribute__((warn_unused_result)) int lower_dir(const struct strata_ctx *ctx, size_t i,
+							  char *dir, size_t len)
 {
-	xsnprintf(dir, len, STRATA_LOWER_DIR "/%zu", i + 1 == ctx->n_lowers ? 0 : i + 1);
+	return xsnprintf(dir, len, STRATA_LOWER_DIR "/%zu", i + 1 == ctx->n_lowers ? 0 : i + 1);
 }
 
 static void mount_lowers(struct strata_ctx *ctx)
@@ -439,8 +444,7 @@ static void mount_lowers(struct strata_ctx *ctx)
 		char dir[64];
 		if (!l->dev[0])
 			continue;
-		lower_dir(ctx, i, dir, sizeof(dir));
-		if (mkdir_p(dir, 0755) < 0 ||
+		if (lower_dir(ctx, i, dir, sizeof(dir)) < 0 || mkdir_p(dir, 0755) < 0 ||
 		    mount(l->dev, dir, "squashfs", MS_RDONLY | MS_NODEV | MS_NOSUID, NULL) < 0) {
 			if (!l->optional)
 				fatal(ctx, "cannot mount squashfs lower '%s' (%s) on %s: %m", l->name,
@@ -511,7 +515,8 @@ static void mount_layers(struct strata_ctx *ctx)
 	for (size_t i = 0; i < ctx->n_lowers; i++) {
 		if (!ctx->lowers[i].mounted)
 			continue;
-		lower_dir(ctx, i, dirs[system.n_lowers], sizeof(dirs[0]));
+		if (lower_dir(ctx, i, dirs[system.n_lowers], sizeof(dirs[0])) < 0)
+			fatal(ctx, "lower directory of '%s': name too long", ctx->lowers[i].name);
 		system.lowers[system.n_lowers] = dirs[system.n_lowers];
 		system.n_lowers++;
 	}

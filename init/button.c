@@ -8,6 +8,7 @@
 #include "input_abi.h"
 #include "log.h"
 #include "request.h"
+#include "safefs.h"
 #include "strata.h"
 #include "util.h"
 
@@ -114,7 +115,8 @@ static void load_conf(struct button_conf *c)
 	char text[2048];
 	unsigned bad;
 	button_conf_defaults(c);
-	ssize_t n = read_file(BUTTON_CONF_FILE, text, sizeof(text));
+	/* the root's copy may come from an upper: never a FIFO the daemon would wait on */
+	ssize_t n = safe_read_root_file(BUTTON_CONF_FILE, text, sizeof(text), NULL);
 	if (n >= 0 && button_conf_parse(c, text, &bad) < 0)
 		log_error(bad ? "button: %s line %u is invalid; using the built-in settings"
 			      : "button: %s: the hold times must be short_ms <= user_ms < full_ms; "

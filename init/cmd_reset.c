@@ -197,7 +197,7 @@ int cmd_reset(int argc, char **argv)
 	}
 	static char keep[8192];
 	unsigned bad_line;
-	if (read_file(KEEP_LIST, keep, sizeof(keep)) >= 0 &&
+	if (safe_read_root_file(KEEP_LIST, keep, sizeof(keep), NULL) >= 0 &&
 	    request_add_keep_list(&req, keep, &bad_line) < 0) {
 		fprintf(stderr, "%s: %s line %u is not an absolute path inside the root\n", cmd,
 			KEEP_LIST, bad_line);

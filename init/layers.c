@@ -94,12 +94,14 @@ static void barrier(struct strata_ctx *ctx, const char *point)
 	powercut_point(ctx, point);
 }
 
-static int gen_name(char *buf, size_t len, enum req_layer layer, unsigned gen)
+static __attribute__((warn_unused_result)) int gen_name(char *buf, size_t len,
+							   enum req_layer layer, unsigned gen)
 {
 	return xsnprintf(buf, len, "%s.%u", layer == LAYER_USER ? "user" : "system", gen);
 }
 
-static int upper_name(char *buf, size_t len, enum req_layer layer, unsigned gen)
+static __attribute__((warn_unused_result)) int upper_name(char *buf, size_t len,
+							     enum req_layer layer, unsigned gen)
 {
 	return xsnprintf(buf, len, "%s.%u/upper", layer == LAYER_USER ? "user" : "system", gen);
 }
@@ -561,8 +563,10 @@ static int prepare_reset(struct strata_ctx *ctx, const struct flash *fl, const s
 	for (int layer = LAYER_USER; layer <= LAYER_SYSTEM; layer++) {
 		if (layer == LAYER_SYSTEM && !full)
 			continue;
-		gen_name(name, sizeof(name), layer,
-			 layer == LAYER_USER ? next->user_gen : next->system_gen);
+		if ((r = gen_name(name, sizeof(name), layer,
+				  layer == LAYER_USER ? next->user_gen : next->system_gen)) < 0)
+			return r;
+		r = 0;
 		if (safe_kind(base_of(fl, layer), name, &kind) != -ENOENT &&
 		    (r = trash(base_of(fl, layer), name, "partial")) < 0)
 			return log_error_errno(r, "cannot discard the half-made %s: %m", name);
@@ -571,9 +575,10 @@ static int prepare_reset(struct strata_ctx *ctx, const struct flash *fl, const s
 	for (int layer = LAYER_USER; layer <= LAYER_SYSTEM && r == 0; layer++) {
 		if (layer == LAYER_SYSTEM && !full)
 			break;
-		upper_name(name, sizeof(name), layer,
-			   layer == LAYER_USER ? next->user_gen : next->system_gen);
-		r = safe_mkdirs(base_of(fl, layer), name, 0755, NULL);
+		r = upper_name(name, sizeof(name), layer,
+			       layer == LAYER_USER ? next->user_gen : next->system_gen);
+		if (r >= 0)
+			r = safe_mkdirs(base_of(fl, layer), name, 0755, NULL);
 		if (r == 0)
 			to[layer] = r = safe_open_dir(base_of(fl, layer), name, NULL);
 		if (r < 0)
@@ -585,9 +590,10 @@ static int prepare_reset(struct strata_ctx *ctx, const struct flash *fl, const s
 	}
 	/* the current content of a kept path lives in the topmost upper that has it */
 	for (int layer = LAYER_USER; layer <= LAYER_SYSTEM; layer++) {
-		upper_name(name, sizeof(name), layer,
-			   layer == LAYER_USER ? st->user_gen : st->system_gen);
-		from[layer] = safe_open_dir(base_of(fl, layer), name, NULL);
+		from[layer] = upper_name(name, sizeof(name), layer,
+					 layer == LAYER_USER ? st->user_gen : st->system_gen) < 0
+				      ? -ENAMETOOLONG
+				      : safe_open_dir(base_of(fl, layer), name, NULL);
 	}
 	struct keep_budget b = { KEEP_MAX_ENTRIES, to[LAYER_USER] >= 0 ? keep_bytes(to[LAYER_USER]) : 0,
 				 0, room_made };
@@ -645,8 +651,9 @@ static int revert_path(const struct flash *fl, const struct layer_state *st,
 	char upper[64], parent[REQ_PATH_MAX];
 	struct stat up_st, target;
 	int base = base_of(fl, e->layer);
-	upper_name(upper, sizeof(upper), e->layer,
-		   e->layer == LAYER_USER ? st->user_gen : st->system_gen);
+	if (upper_name(upper, sizeof(upper), e->layer,
+		       e->layer == LAYER_USER ? st->user_gen : st->system_gen) < 0)
+		return -ENAMETOOLONG;
 	const char *rel = e->path + 1, *slash = strrchr(rel, '/');
 	const char *leaf = slash ? slash + 1 : rel;
 	snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - rel) : 1,
@@ -949,25 +956,33 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 		log_error("%s by the reset button not applied: the upper is not the flash one",
 			  request_kind_name((enum req_kind)ctx->button_request));
 
-	r = 0;
+	/* the mount paths of the live generations: "/run/strata/userdata/user.1000000000/upper" fits */
+	char sys_name[32], user_name[32];
+	if (gen_name(sys_name, sizeof(sys_name), LAYER_SYSTEM, st.system_gen) < 0 ||
+	    gen_name(user_name, sizeof(user_name), LAYER_USER, st.user_gen) < 0 ||
+	    xsnprintf(ctx->system_upper, sizeof(ctx->system_upper), STRATA_DATA_DIR "/%s/upper",
+		      sys_name) < 0 ||
+	    xsnprintf(ctx->system_work, sizeof(ctx->system_work), STRATA_DATA_DIR "/%s/work",
+		      sys_name) < 0 ||
+	    xsnprintf(ctx->user_upper, sizeof(ctx->user_upper), "%s/%s/upper",
+		      base_path(ctx, LAYER_USER), user_name) < 0 ||
+	    xsnprintf(ctx->user_work, sizeof(ctx->user_work), "%s/%s/work",
+		      base_path(ctx, LAYER_USER), user_name) < 0)
+		r = -ENAMETOOLONG;
+	else
+		r = 0;
+	if (r < 0)
+		snprintf(reason, reasonlen, "generation paths on '%s' too long", name);
 	/* an upper and a work directory per level: a one-level stack leaves the user layer alone */
 	for (unsigned level = 0; r == 0 && level < ctx->opts.stack_levels && level < 2; level++) {
 		enum req_layer layer = level == 0 ? LAYER_SYSTEM : LAYER_USER;
 		r = live_dirs(ctx, base_of(&fl, layer), layer,
 			      layer == LAYER_USER ? st.user_gen : st.system_gen);
 		if (r < 0)
-			snprintf(reason, reasonlen, "cannot create the %s layer's directories on '%s': %s",
-				 layer == LAYER_USER ? "user" : "system", name, strerror(-r));
+			snprintf(reason, reasonlen, "cannot create %s on '%s': %s",
+				 layer == LAYER_USER ? ctx->user_upper : ctx->system_upper, name,
+				 strerror(-r));
 	}
-	char gname[32];
-	gen_name(gname, sizeof(gname), LAYER_SYSTEM, st.system_gen);
-	xsnprintf(ctx->system_upper, sizeof(ctx->system_upper), STRATA_DATA_DIR "/%s/upper", gname);
-	xsnprintf(ctx->system_work, sizeof(ctx->system_work), STRATA_DATA_DIR "/%s/work", gname);
-	gen_name(gname, sizeof(gname), LAYER_USER, st.user_gen);
-	xsnprintf(ctx->user_upper, sizeof(ctx->user_upper), "%s/%s/upper",
-		  base_path(ctx, LAYER_USER), gname);
-	xsnprintf(ctx->user_work, sizeof(ctx->user_work), "%s/%s/work", base_path(ctx, LAYER_USER),
-		  gname);
 	ctx->rec.system_gen = st.system_gen;
 	ctx->rec.user_gen = st.user_gen;
 	if (r == 0 && !volatile_upper) {

@@ -254,6 +254,18 @@ ssize_t safe_read_file(int base, const char *rel, char *buf, size_t len, mode_t 
 	return (ssize_t)used;
 }
 
+ssize_t safe_read_root_file(const char *path, char *buf, size_t len, mode_t *found)
+{
+	if (path[0] != '/')
+		return -EINVAL;
+	int root = safe_base("/");
+	if (root < 0)
+		return root;
+	ssize_t n = safe_read_file(root, path + 1, buf, len, found);
+	close(root);
+	return n;
+}
+
 /* Splits rel into its parent (opened beneath base) and its last component. */
 static int open_parent(int base, const char *rel, const char **leaf)
 {

@@ -37,6 +37,8 @@ int safe_open_dir(int base, const char *rel, mode_t *found);
 int safe_open_file(int base, const char *rel, int flags, mode_t *found);
 /* Reads a regular file of at most len-1 bytes and NUL-terminates it; -EFBIG when larger. */
 ssize_t safe_read_file(int base, const char *rel, char *buf, size_t len, mode_t *found);
+/* safe_read_file of an absolute path beneath "/" (a file in the root, which the uppers feed). */
+ssize_t safe_read_root_file(const char *path, char *buf, size_t len, mode_t *found);
 /*
  * Replaces rel by a file holding data: written to rel.tmp (whatever sat at
  * that name is removed first, then created with O_EXCL), fsynced when

@@ -28,8 +28,9 @@ static int sysfs_read(const char *path, char *buf, size_t len)
 static int for_each_volume(int ubi, int (*fn)(const char *, int, void *), void *arg)
 {
 	char dir[64], prefix[32], path[160], name[UBI_MAX_VOLUME_NAME + 2];
-	xsnprintf(dir, sizeof(dir), "/sys/class/ubi/ubi%d", ubi);
 	int plen = xsnprintf(prefix, sizeof(prefix), "ubi%d_", ubi);
+	if (plen < 0 || xsnprintf(dir, sizeof(dir), "/sys/class/ubi/ubi%d", ubi) < 0)
+		return -ENAMETOOLONG;
 	DIR *d = opendir(dir);
 	if (!d)
 		return -errno;
@@ -96,13 +97,14 @@ int ubi_create_volume(int ubi, const char *name, unsigned percent, int *vol_id, 
 	size_t nlen = strlen(name);
 	if (nlen > UBI_MAX_VOLUME_NAME)
 		return -ENAMETOOLONG;
-	xsnprintf(path, sizeof(path), "/sys/class/ubi/ubi%d/avail_eraseblocks", ubi);
-	int r = sysfs_read(path, val, sizeof(val));
+	int r = xsnprintf(path, sizeof(path), "/sys/class/ubi/ubi%d/avail_eraseblocks", ubi);
+	if (r >= 0)
+		r = sysfs_read(path, val, sizeof(val));
 	if (r < 0)
 		return r;
 	uint64_t lebs = strtoull(val, NULL, 10);
-	xsnprintf(path, sizeof(path), "/sys/class/ubi/ubi%d/eraseblock_size", ubi);
-	if ((r = sysfs_read(path, val, sizeof(val))) < 0)
+	if ((r = xsnprintf(path, sizeof(path), "/sys/class/ubi/ubi%d/eraseblock_size", ubi)) < 0 ||
+	    (r = sysfs_read(path, val, sizeof(val))) < 0)
 		return r;
 	uint64_t leb_size = strtoull(val, NULL, 10);
 	lebs = percent >= 100 ? lebs : lebs * percent / 100;
@@ -116,7 +118,8 @@ int ubi_create_volume(int ubi, const char *name, unsigned percent, int *vol_id, 
 	req.vol_type = UBI_DYNAMIC_VOLUME;
 	req.name_len = (int16_t)nlen;
 	memcpy(req.name, name, nlen);
-	xsnprintf(path, sizeof(path), "/dev/ubi%d", ubi);
+	if ((r = xsnprintf(path, sizeof(path), "/dev/ubi%d", ubi)) < 0)
+		return r;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

@@ -36,6 +36,7 @@ int copy_tree(const char *src, const char *dst);
 /* mkdir -p; existing directories are fine. */
 int mkdir_p(const char *path, mode_t mode);
 /* snprintf that reports truncation as -ENAMETOOLONG. */
-int xsnprintf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int xsnprintf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), warn_unused_result));
 
 #endif

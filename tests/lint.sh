@@ -20,8 +20,13 @@ if ! command -v cppcheck >/dev/null || ! command -v clang-tidy >/dev/null; then
 fi
 
 # the host unit tests' configuration header stands in for a board's .config
+config="$out/strata_config.h"
+if ! tools/unit-config.sh "$config"; then
+	echo "FAIL lint: tools/unit-config.sh failed"
+	exit 1
+fi
 if cppcheck --quiet --enable=warning,portability,performance --std=c11 --inline-suppr \
-	--include=tests/unit/config.h -D__linux__ --suppressions-list=tests/cppcheck.supp \
+	--include="$config" -D__linux__ --suppressions-list=tests/cppcheck.supp \
 	--error-exitcode=1 --template='{file}:{line}: {severity} ({id}): {message}' \
 	"${srcs[@]}" > "$out/cppcheck.txt" 2>&1; then
 	echo "PASS lint/cppcheck (${#srcs[@]} files)"
@@ -32,7 +37,7 @@ else
 fi
 
 flags="-std=gnu11 $(make -s print-warnings) -Wno-unknown-warning-option -pthread \
--include tests/unit/config.h"
+-include $config"
 export flags
 # shellcheck disable=SC2016,SC2086
 printf '%s\n' "${srcs[@]}" | xargs -P "$jobs" -n 4 sh -c 'clang-tidy --quiet "$@" -- $flags' tidy \

@@ -47,11 +47,13 @@ $top/init/inroot.c"
 warnings=$(make -s -C "$top" print-warnings)
 san="-pthread -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 mkdir -p "$out/unit"
+unit_config="$out/unit/strata_config.h" # from the Kconfig defaults, see tools/unit-config.sh
+"$top/tools/unit-config.sh" "$unit_config" || tally <<<"FAIL unit/config: tools/unit-config.sh failed"
 for src in "$top"/tests/unit/test_*.c; do
 	name=$(basename "$src" .c)
 	bin="$out/unit/$name"
 	# shellcheck disable=SC2086
-	if ! gcc -std=gnu11 -g -O1 $warnings $san -include "$top/tests/unit/config.h" \
+	if ! gcc -std=gnu11 -g -O1 $warnings $san -include "$unit_config" \
 		-o "$bin" "$src" $pure_srcs 2> "$bin.log"; then
 		tally <<<"FAIL unit/$name: does not compile (see $bin.log)"
 		cat "$bin.log" >&2

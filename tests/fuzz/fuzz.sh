@@ -32,6 +32,9 @@ fi
 [ ${#targets[@]} -gt 0 ] || exit 0
 command -v clang >/dev/null || { echo "FAIL fuzz: clang not installed (make deps)"; exit 1; }
 mkdir -p "$out"
+# the unit tests' configuration: the Kconfig defaults with tools/unit-config.sh's overrides
+config="$out/strata_config.h"
+"$top/tools/unit-config.sh" "$config" || { echo "FAIL fuzz: tools/unit-config.sh failed"; exit 1; }
 warnings=$(make -s -C "$top" print-warnings)
 stats="$out/stats.txt"
 echo "# target execs seconds corpus (fuzz.sh --seconds $seconds, $(date -u +%FT%TZ))" > "$stats"
@@ -46,7 +49,7 @@ for t in "${targets[@]}"; do
 	# shellcheck disable=SC2086
 	if ! clang -std=gnu11 -g -O1 $warnings -Wno-unknown-warning-option \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-include "$top/tests/unit/config.h" -o "$bin" "$src" \
+		-include "$config" -o "$bin" "$src" \
 		$(printf "$top/init/%s " $srcs) > "$log" 2>&1; then
 		echo "FAIL fuzz/$t: does not compile (see $log)"
 		cat "$log" >&2

@@ -6,6 +6,7 @@ reset was asked, and apply a reset that was asked. Each case adds a row (case,
 survived, lost) to the campaign table that tests/report.sh prints
 (TEST_OUT/hostile.txt)."""
 import json
+import time
 
 from scenario import scenario
 
@@ -67,6 +68,16 @@ def exists(vm, path):
 
 def kind(vm, path):
     return vm.out("stat -c %%F %s 2>&1" % path)
+
+
+def button_daemon_watching(vm, timeout=60):
+    """The reset button's daemon got past its config file and watches the key."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if "key 88 on 1 device" in vm.sh("dmesg | grep 'strata: button: key'", check=False)[1]:
+            return True
+        time.sleep(1)
+    return False
 
 
 def case_row(ctx, case, kept, lost, ok, note=""):
@@ -147,6 +158,8 @@ def names_cases(ctx):
          lambda vm, rec: rec["mode"] == "normal" and
          kind(vm, DATA + "/system.1/work") == "directory" and
          "symbolic link" in vm.out("stat -c %%F %s/strata.recovered/* 2>&1" % DATA)),
+        ("/etc/strata/button a FIFO in the user layer", "mkfifo /etc/strata/button", False,
+         lambda vm, rec: button_daemon_watching(vm)),
         ("strata.request.tmp a directory, reset asked",
          "mkdir -p %s/strata.request.tmp/d && echo x > %s/strata.request.tmp/d/f" % (DATA, DATA),
          True, None),

@@ -144,6 +144,163 @@ static void json_rejects_bad_text(void)
 	CHECK(json_get_u64("{\"x\": \"k\", \"k\": 7}", "k", &v) == 0 && v == 7);
 }
 
+/* The fields `strata status` reads, from a record as bootrec writes it. */
+static void json_reads_nested_record_fields(void)
+{
+	static struct bootrec rec;
+	static char json[8192];
+	char obj[1536], s[256];
+	uint64_t v;
+	bool b;
+	rec.first_boot = true;
+	rec.cap_rename_whiteout = 0;
+	rec.cap_rename_exchange = -1;
+	rec.system_gen = 4;
+	rec.user_gen = 7;
+	rec.stack_levels = 1;
+	rec.has_previous = true;
+	snprintf(rec.previous.mode, sizeof(rec.previous.mode), "degraded");
+	rec.previous.err = 28;
+	snprintf(rec.previous.reason, sizeof(rec.previous.reason), "full \"data\"\n\x01");
+	CHECK(bootrec_format_json(&rec, json, sizeof(json)) > 0);
+	CHECK(json_get_bool(json, "first_boot", &b) == 0 && b);
+	CHECK(json_get_object(json, "capabilities", obj, sizeof(obj)) == 0);
+	CHECK(json_get_bool(obj, "rename_whiteout", &b) == 0 && !b);
+	CHECK(json_get_bool(obj, "rename_exchange", &b) == -EINVAL); /* null: not probed */
+	CHECK(json_get_object(json, "generations", obj, sizeof(obj)) == 0);
+	CHECK(json_get_u64(obj, "system", &v) == 0 && v == 4);
+	CHECK(json_get_u64(obj, "user", &v) == 0 && v == 7);
+	CHECK(json_get_object(json, "previous_boot", obj, sizeof(obj)) == 0);
+	CHECK(obj[0] == '{' && obj[strlen(obj) - 1] == '}');
+	CHECK(json_get_string(obj, "mode", s, sizeof(s)) == 0);
+	CHECK_STR(s, "degraded");
+	CHECK(json_get_string(obj, "reason", s, sizeof(s)) == 0);
+	CHECK_STR(s, "full \"data\"\n\x01");
+	CHECK(json_get_u64(obj, "errno", &v) == 0 && v == 28);
+	const char *cur = json_find_array(json, "stack");
+	CHECK(cur && json_array_next_string(&cur, s, sizeof(s)) == 1);
+	CHECK_STR(s, "system");
+	CHECK(json_array_next_string(&cur, s, sizeof(s)) == 0);
+	rec.has_previous = false;
+	CHECK(bootrec_format_json(&rec, json, sizeof(json)) > 0);
+	CHECK(json_get_object(json, "previous_boot", obj, sizeof(obj)) == -EINVAL); /* null */
+	CHECK(json_get_object(json, "nope", obj, sizeof(obj)) == -ENOENT);
+}
+
+/* A key read inside its object only: a "system" elsewhere, found first at the top, is not it. */
+static void json_scopes_reads_to_an_object(void)
+{
+	const char *text = "{\"layers\": [{\"system\": 9}], \"generations\": {\"system\": 1, "
+			   "\"inner\": {\"user\": 5}, \"user\": 2, \"s\": \"}{\\\"\"}, \"user\": 3}";
+	char obj[128], small[8];
+	uint64_t v;
+	CHECK(json_get_u64(text, "system", &v) == 0 && v == 9); /* the first anywhere */
+	CHECK(json_get_object(text, "generations", obj, sizeof(obj)) == 0);
+	CHECK_STR(obj, "{\"system\": 1, \"inner\": {\"user\": 5}, \"user\": 2, \"s\": \"}{\\\"\"}");
+	CHECK(json_get_u64(obj, "system", &v) == 0 && v == 1);
+	CHECK(json_get_object(obj, "inner", small, sizeof(small)) == -ENAMETOOLONG);
+	size_t n = strlen(obj);
+	CHECK(json_get_object(text, "generations", obj, n) == -ENAMETOOLONG);
+	CHECK(json_get_object(text, "generations", obj, n + 1) == 0 && strlen(obj) == n);
+	CHECK(json_get_object("{\"o\": {}}", "o", small, sizeof(small)) == 0);
+	CHECK_STR(small, "{}");
+	CHECK(json_get_object("{\"o\": {\"a\": {\"b\": 1}", "o", obj, sizeof(obj)) == -EINVAL);
+	CHECK(json_get_object("{\"o\": {\"a\": 1}", "o", obj, sizeof(obj)) == 0); /* only o must close */
+	CHECK(json_get_object("{\"o\": {\"a\": \"}", "o", obj, sizeof(obj)) == -EINVAL);
+	CHECK(json_get_object("{\"o\": {\"a\": \"\\", "o", obj, sizeof(obj)) == -EINVAL);
+	CHECK(json_get_object("{\"o\": [{}]}", "o", obj, sizeof(obj)) == -EINVAL);
+	CHECK(json_get_object("{\"o\": 1}", "o", obj, sizeof(obj)) == -EINVAL);
+	CHECK(json_get_object("{\"o\": \"{}\"}", "o", obj, sizeof(obj)) == -EINVAL);
+	CHECK(json_get_object("{\"x\": \"o\", \"o\": {}}", "o", obj, sizeof(obj)) == 0);
+}
+
+static void json_reads_booleans(void)
+{
+	bool b = false;
+	CHECK(json_get_bool("{\"k\": true}", "k", &b) == 0 && b);
+	CHECK(json_get_bool("{\"k\":false}", "k", &b) == 0 && !b);
+	CHECK(json_get_bool("{\"k\"\n\t:\r\n true\n}", "k", &b) == 0 && b);
+	CHECK(json_get_bool("{\"k\": true", "k", &b) == 0 && b); /* cut after the value */
+	CHECK(json_get_bool("{\"a\": [true], \"k\": false,\"j\":1}", "k", &b) == 0 && !b);
+	b = true;
+	CHECK(json_get_bool("{\"k\": null}", "k", &b) == -EINVAL && b);
+	CHECK(json_get_bool("{\"k\": \"true\"}", "k", &b) == -EINVAL);
+	CHECK(json_get_bool("{\"k\": truest}", "k", &b) == -EINVAL);
+	CHECK(json_get_bool("{\"k\": false_}", "k", &b) == -EINVAL);
+	CHECK(json_get_bool("{\"k\": tru}", "k", &b) == -EINVAL);
+	CHECK(json_get_bool("{\"k\": 1}", "k", &b) == -EINVAL);
+	CHECK(json_get_bool("{\"k\": }", "k", &b) == -EINVAL);
+	CHECK(json_get_bool("{\"k\":", "k", &b) == -EINVAL);
+	CHECK(json_get_bool("{\"kk\": true, \"x\": \"k\"}", "k", &b) == -ENOENT);
+	CHECK(json_get_bool("", "k", &b) == -ENOENT);
+}
+
+static void json_reads_string_arrays(void)
+{
+	char s[8];
+	const char *cur = json_find_array("{\"stack\": [\"system\", \"user\"]}", "stack");
+	CHECK(cur && json_array_next_string(&cur, s, sizeof(s)) == 1);
+	CHECK_STR(s, "system");
+	CHECK(json_array_next_string(&cur, s, sizeof(s)) == 1);
+	CHECK_STR(s, "user");
+	CHECK(json_array_next_string(&cur, s, sizeof(s)) == 0);
+	CHECK(json_array_next_string(&cur, s, sizeof(s)) == 0); /* stays at the end */
+	cur = json_find_array("{\"a\":[\n\t\"x\\\"]\" ,\n\"\\u0041\"\n]}", "a");
+	CHECK(cur && json_array_next_string(&cur, s, sizeof(s)) == 1);
+	CHECK_STR(s, "x\"]");
+	CHECK(json_array_next_string(&cur, s, sizeof(s)) == 1);
+	CHECK_STR(s, "A");
+	CHECK(json_array_next_string(&cur, s, sizeof(s)) == 0);
+	cur = json_find_array("{\"a\": []}", "a");
+	CHECK(cur && json_array_next_string(&cur, s, sizeof(s)) == 0);
+	cur = json_find_array("{\"a\": [\"system\"", "a");
+	CHECK(cur && json_array_next_string(&cur, s, sizeof(s)) == 1);
+	CHECK(json_array_next_string(&cur, s, sizeof(s)) == -EINVAL); /* cut before the ']' */
+	static const char *const bad[] = { "[1]", "[null]", "[{}]", "[\"ab", "[\"\\q\"]", "[" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cur = bad[i] + 1;
+		CHECK(json_array_next_string(&cur, s, sizeof(s)) == -EINVAL);
+	}
+	cur = "\"much too long\"]";
+	CHECK(json_array_next_string(&cur, s, sizeof(s)) == -ENAMETOOLONG);
+	CHECK(json_find_array("{\"a\": null}", "a") == NULL);
+}
+
+/* The same record in any layout reads the same. */
+static void json_reads_any_whitespace(void)
+{
+	static const char *const layouts[] = {
+		"{\"first_boot\": true, \"generations\": {\"system\": 3, \"user\": 4}, "
+		"\"stack\": [\"system\"], \"previous_boot\": {\"mode\": \"degraded\", \"errno\": 5}}",
+		"{\"first_boot\":true,\"generations\":{\"system\":3,\"user\":4},"
+		"\"stack\":[\"system\"],\"previous_boot\":{\"mode\":\"degraded\",\"errno\":5}}",
+		"{\n \"first_boot\": true,\n \"generations\": {\n  \"system\": 3,\n  \"user\": 4\n },\n"
+		" \"stack\": [\n  \"system\"\n ],\n \"previous_boot\": {\n  \"mode\": \"degraded\",\n"
+		"  \"errno\": 5\n }\n}\n",
+		"{\r\n\t\"first_boot\" :\ttrue ,\r\n\t\"generations\" : { \"system\" : 3 , \"user\" : 4 } ,"
+		"\t\"stack\" : [ \"system\" ] , \"previous_boot\" : { \"mode\" : \"degraded\" , "
+		"\"errno\" : 5 } }",
+	};
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		const char *text = layouts[i], *cur;
+		char obj[128], s[16];
+		uint64_t v;
+		bool b = false;
+		CHECK(json_get_bool(text, "first_boot", &b) == 0 && b);
+		CHECK(json_get_object(text, "generations", obj, sizeof(obj)) == 0);
+		CHECK(json_get_u64(obj, "system", &v) == 0 && v == 3);
+		CHECK(json_get_u64(obj, "user", &v) == 0 && v == 4);
+		CHECK(json_get_object(text, "previous_boot", obj, sizeof(obj)) == 0);
+		CHECK(json_get_string(obj, "mode", s, sizeof(s)) == 0);
+		CHECK_STR(s, "degraded");
+		CHECK(json_get_u64(obj, "errno", &v) == 0 && v == 5);
+		cur = json_find_array(text, "stack");
+		CHECK(cur && json_array_next_string(&cur, s, sizeof(s)) == 1);
+		CHECK_STR(s, "system");
+		CHECK(json_array_next_string(&cur, s, sizeof(s)) == 0);
+	}
+}
+
 static void proc_status_fields(void)
 {
 	const char *st = "Name:\tinit\nVmPeak:\t  1234 kB\nVmHWM:\t     456 kB\nVmX:\n";
@@ -252,6 +409,11 @@ int main(void)
 	RUN(ovl_options_escape_and_check);
 	RUN(bootrec_round_trips);
 	RUN(json_rejects_bad_text);
+	RUN(json_reads_nested_record_fields);
+	RUN(json_scopes_reads_to_an_object);
+	RUN(json_reads_booleans);
+	RUN(json_reads_string_arrays);
+	RUN(json_reads_any_whitespace);
 	RUN(proc_status_fields);
 	RUN(modplan_orders_by_dependency);
 	RUN(modplan_limits);
