@@ -173,6 +173,57 @@ def names_cases(ctx):
     ]
 
 
+# Every name strata reads or writes at the top of the data filesystem, and each kind
+# of thing anything on the device could leave there.
+NAMES = ["strata.state", "strata.caps", "strata.request", "strata.request.bad",
+         "strata.state.tmp", "strata.request.tmp", "strata.caps.tmp", "strata.trash",
+         "strata.recovered", "strata.reserve", "strata.reserve.tmp"]
+KINDS = [
+    ("a FIFO", "mkfifo %(p)s"),
+    ("a symlink to a device", "ln -s /dev/zero %(p)s"),
+    ("a directory", "mkdir -p %(p)s/d && echo x > %(p)s/d/f"),
+    ("an empty file", ": > %(p)s"),
+    ("garbage", "head -c 300 /dev/urandom > %(p)s"),
+    ("an oversized file", "yes 'system 1' | head -c 70000 > %(p)s"),
+]
+
+
+def plant_everywhere(vm, how, names):
+    vm.sh("head -c 1 /dev/random > /dev/null; cd %s && for n in %s; do rm -rf $n; done && %s "
+          "&& sync; cd /" % (DATA, " ".join(names),
+                            " && ".join(how % {"p": n} for n in names)))
+
+
+@scenario(NOR, NAND)
+def hostile_every_kind_at_every_name(ctx):
+    dev = ctx.machine()
+    vm = dev.boot()
+    marks = Markers(vm)
+    for what, how in KINDS:
+        # left there on its own: the device boots normally and loses nothing
+        marks.write()
+        plant_everywhere(vm, how, NAMES)
+        vm = reboot(dev, vm)
+        rec = record(vm)
+        kept, lost = marks.count(vm)
+        ok = rec["mode"] == "normal" and lost == 0 and rec["request_applied"] == "malformed"
+        case_row(ctx, "%s at every name" % what, kept, lost, ok,
+                 "booted, nothing lost" if ok else "mode %s, request %s"
+                 % (rec["mode"], rec["request_applied"]))
+        assert ok, (what, kept, lost, rec["mode"], rec["request_applied"])
+        # and a reset asked over it is applied
+        plant_everywhere(vm, how, [n for n in NAMES if n != "strata.request"])
+        rc, out = vm.sh("strata reset --full -y 2>&1", check=False)
+        vm = reboot(dev, vm)
+        rec = record(vm)
+        kept, _ = marks.count(vm)
+        ok = rc == 0 and rec["request_applied"] == "reset --full" and kept == 0
+        case_row(ctx, "%s at every name, reset asked" % what, 0, 0, ok,
+                 "reset applied" if ok else out[-60:] + rec.get("request_error", ""))
+        assert ok, (what, rc, out, rec["request_applied"], rec.get("request_error", ""))
+        marks.forget()
+
+
 @scenario(NOR, NAND)
 def hostile_names_at_the_top_of_the_flash(ctx):
     dev = ctx.machine()
