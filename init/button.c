@@ -116,14 +116,16 @@ static void load_conf(struct button_conf *c)
 	unsigned bad;
 	button_conf_defaults(c);
 	/* the root's copy may come from an upper: never a FIFO the daemon would wait on */
-	ssize_t n = safe_read_root_file(BUTTON_CONF_FILE, text, sizeof(text), NULL);
+	mode_t kind = 0;
+	ssize_t n = safe_read_root_file(BUTTON_CONF_FILE, text, sizeof(text), &kind);
 	if (n >= 0 && button_conf_parse(c, text, &bad) < 0)
 		log_error(bad ? "button: %s line %u is invalid; using the built-in settings"
 			      : "button: %s: the hold times must be short_ms <= user_ms < full_ms; "
 				"using the built-in settings",
 			  BUTTON_CONF_FILE, bad);
 	else if (n < 0 && n != -ENOENT)
-		log_error_errno((int)n, "button: cannot read %s: %m", BUTTON_CONF_FILE);
+		log_error("button: cannot read %s (%s); using the built-in settings", BUTTON_CONF_FILE,
+			  safe_strerror((int)n, kind, text, sizeof(text)));
 }
 
 static int sysfs_write(const char *path, const char *val)

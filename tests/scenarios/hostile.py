@@ -158,7 +158,8 @@ def names_cases(ctx):
          lambda vm, rec: rec["mode"] == "normal" and
          kind(vm, DATA + "/system.1/work") == "directory" and
          "symbolic link" in vm.out("stat -c %%F %s/strata.recovered/* 2>&1" % DATA)),
-        ("/etc/strata/button a FIFO in the user layer", "mkfifo /etc/strata/button", False,
+        ("/etc/strata/button a FIFO in the user layer",
+         "rm -f /etc/strata/button && mkfifo /etc/strata/button", False,
          lambda vm, rec: button_daemon_watching(vm)),
         ("strata.request.tmp a directory, reset asked",
          "mkdir -p %s/strata.request.tmp/d && echo x > %s/strata.request.tmp/d/f" % (DATA, DATA),
