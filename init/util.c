@@ -12,7 +12,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -213,107 +212,6 @@ void remove_tree_contents(int dirfd, dev_t dev)
 		}
 	}
 	closedir(d);
-}
-
-static int copy_xattrs(const char *src, const char *dst)
-{
-	char names[4096], value[4096];
-	ssize_t n = llistxattr(src, names, sizeof(names));
-	if (n < 0)
-		return errno == ENOTSUP ? 0 : -errno;
-	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(names + i) + 1) {
-		ssize_t v = lgetxattr(src, names + i, value, sizeof(value));
-		if (v < 0 || lsetxattr(dst, names + i, value, (size_t)v, 0) < 0)
-			return -errno;
-	}
-	return 0;
-}
-
-static int copy_data(const char *src, const char *dst, mode_t mode)
-{
-	char buf[16384];
-	int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 07777);
-	if (out < 0) {
-		int err = -errno;
-		close(in);
-		return err;
-	}
-	int r = 0;
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			r = n < 0 ? -errno : 0;
-			break;
-		}
-		if (write(out, buf, (size_t)n) != n) {
-			r = -EIO;
-			break;
-		}
-	}
-	if (r == 0 && fsync(out) < 0)
-		r = -errno;
-	close(in);
-	if (close(out) < 0 && r == 0)
-		r = -errno;
-	return r;
-}
-
-int copy_tree(const char *src, const char *dst)
-{
-	struct stat st;
-	int r;
-	if (lstat(src, &st) < 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode)) {
-		if (mkdir(dst, st.st_mode & 07777) < 0 && errno != EEXIST)
-			return -errno;
-		DIR *d = opendir(src);
-		if (!d)
-			return -errno;
-		struct dirent *de;
-		r = 0;
-		while (r == 0 && (de = readdir(d))) {
-			char s2[512], d2[512];
-			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-				continue;
-			if (xsnprintf(s2, sizeof(s2), "%s/%s", src, de->d_name) < 0 ||
-			    xsnprintf(d2, sizeof(d2), "%s/%s", dst, de->d_name) < 0)
-				r = -ENAMETOOLONG;
-			else
-				r = copy_tree(s2, d2);
-		}
-		closedir(d);
-		if (r < 0)
-			return r;
-	} else if (S_ISREG(st.st_mode)) {
-		if ((r = copy_data(src, dst, st.st_mode)) < 0)
-			return r;
-	} else if (S_ISLNK(st.st_mode)) {
-		char target[4096];
-		ssize_t n = readlink(src, target, sizeof(target) - 1);
-		if (n < 0)
-			return -errno;
-		target[n] = '\0';
-		if (symlink(target, dst) < 0)
-			return -errno;
-	} else {
-		/* device nodes, fifos, and overlayfs whiteouts (char 0:0) */
-		if (mknod(dst, st.st_mode, st.st_rdev) < 0)
-			return -errno;
-	}
-	if (lchown(dst, st.st_uid, st.st_gid) < 0)
-		return -errno;
-	if (!S_ISLNK(st.st_mode) && chmod(dst, st.st_mode & 07777) < 0)
-		return -errno;
-	if ((r = copy_xattrs(src, dst)) < 0)
-		return r;
-	struct timespec times[2] = { st.st_atim, st.st_mtim };
-	return utimensat(AT_FDCWD, dst, times, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
 
 int parse_uint(const char *s, unsigned max, unsigned *out)

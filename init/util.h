@@ -31,8 +31,6 @@ int attach_console(void);
  * never follows a symlink, never crosses into another filesystem.
  */
 void remove_tree_contents(int dirfd, dev_t dev);
-/* Copies src to dst (both may be trees): modes, owners, times, xattrs, device nodes. */
-int copy_tree(const char *src, const char *dst);
 /* mkdir -p; existing directories are fine. */
 int mkdir_p(const char *path, mode_t mode);
 /* snprintf that reports truncation as -ENAMETOOLONG. */
