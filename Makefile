@@ -138,6 +138,9 @@ endif
 
 %_defconfig: deps FORCE
 	$(Q)test -f $(TOPDIR)/configs/$@ || { echo "no configs/$@; boards: $$(ls $(TOPDIR)/configs)"; exit 2; }
+	$(Q)! grep -Hn '^CONFIG_STRATA_\(UBI\|BLOCK\)=' $(TOPDIR)/configs/$@ || { echo "configs/$@:" \
+		"CONFIG_STRATA_UBI and CONFIG_STRATA_BLOCK are now the flash back-end choice" \
+		"(CONFIG_STRATA_FLASH_UBI_UBIFS, _BLOCK_EXT4, _BLOCK_F2FS)" >&2; exit 2; }
 	$(Q)mkdir -p $(O)
 	$(Q)kconfig-conf --defconfig=$(TOPDIR)/configs/$@ $(TOPDIR)/Kconfig >/dev/null
 	@echo "configured $(O) from configs/$@"
@@ -172,6 +175,7 @@ all: deps $(BUILD)/strata $(BUILD)/mkcpio $(BUILD)/mkverity $(KERNEL_STAMP) $(BO
 		MKVERITY=$(BUILD)/mkverity \
 		BUSYBOX=$(BOARD_BUSYBOX) OVERLAYS="$(call unquote,$(CONFIG_STRATA_ROOTFS_OVERLAYS))" \
 		ROOTFS="$(ROOTFS)" ADDONS="$(ADDONS)" ROOT_PART=$(call unquote,$(CONFIG_STRATA_ROOT_PART)) \
+		UPPER_FS=$(lastword $(subst +, ,$(call unquote,$(CONFIG_STRATA_FLASH)))) \
 		EMERGENCY_SHELL=$(CONFIG_STRATA_EMERGENCY_SHELL) \
 		VERITY=$(CONFIG_STRATA_VERITY) \
 		INITRAMFS_COMP=$(if $(CONFIG_STRATA_INITRAMFS_GZIP),gzip,xz) \

@@ -2,13 +2,12 @@
 /* PID 1 boot sequence: API filesystems, modules, flash, layers, overlay, switch_root. */
 #include "log.h"
 #include "modules.h"
-#include "mtd.h"
+#include "flash.h"
 #include "ovl.h"
 #include "request.h"
 #include "safefs.h"
 #include "store.h"
 #include "strata.h"
-#include "ubi.h"
 #include "util.h"
 
 #include <errno.h>
@@ -147,218 +146,111 @@ static void sleep_ms(long ms)
 }
 
 /*
- * MTD flash: waits up to rootwait_ms for the named partitions in /proc/mtd.
- * Returns the data partition lookup result; a missing root is fatal.
+ * Why a partition or volume is missing, with the names there are: the reason
+ * the phase that decides logs, once. key: the command line key that selects
+ * another, NULL for add-ons.
  */
-static int mtd_source(struct data_source *ds, const struct mtd_part *part)
+static void not_found(char *why, size_t len, const char *what, const char *name,
+		      unsigned waited_ms, const char *key)
 {
-	ds->fstype = "jffs2";
-	snprintf(ds->name, sizeof(ds->name), "%s", part->name);
-	ds->size = part->size;
-	ds->erasesize = part->erasesize;
-	if (xsnprintf(ds->src, sizeof(ds->src), "mtd%d", part->index) < 0 ||
-	    xsnprintf(ds->dev, sizeof(ds->dev), "/dev/mtd%dro", part->index) < 0)
-		return -ENAMETOOLONG;
-	return 0;
+	char names[512], after[32] = "", hint[48] = "";
+	flash->names(names, sizeof(names));
+	if (waited_ms)
+		snprintf(after, sizeof(after), " after %u ms", waited_ms);
+	if (key)
+		snprintf(hint, sizeof(hint), " (strata.%s= selects another)", key);
+	snprintf(why, len, "%s '%s' not found%s%s; %s found: %s%s", what, name, flash->where, after,
+		 flash->table, names, hint);
 }
 
-/* An add-on layer the board does not have: optional ones are left out, others are fatal. */
-static void addon_missing(struct strata_ctx *ctx, struct lower_layer *l, const char *mtd_text)
+/* Looks name up until it is there or the deadline passes (the flash may still be probing). */
+static int wait_for(int (*lookup)(const char *, char *, size_t), const char *name, char *dev,
+		    size_t len, uint64_t deadline)
 {
-	char names[512];
-	if (CONFIG_STRATA_UBI)
-		ubi_list_volumes(0, names, sizeof(names));
-	else
-		mtd_list_names(mtd_text, names, sizeof(names));
-	if (!l->optional)
-		fatal(ctx, "add-on layer '%s' not found; %s found: %s", l->name,
-		      CONFIG_STRATA_UBI ? "UBI volumes" : "MTD partitions", names);
-	log_warn("optional add-on layer '%s' not found (%s found: %s); booting without it", l->name,
-		 CONFIG_STRATA_UBI ? "UBI volumes" : "MTD partitions", names);
-	l->dev[0] = '\0';
-}
-
-static int find_mtd_partitions(struct strata_ctx *ctx, char *lower_dev, size_t devlen,
-			       struct data_source *ds, struct data_source *user)
-{
-	static char text[4096];
-	uint64_t deadline = now_boottime_ns() + (uint64_t)ctx->opts.rootwait_ms * 1000000u;
-	struct mtd_part root, data;
-	int r, data_err;
-
 	for (;;) {
-		if (read_file("/proc/mtd", text, sizeof(text)) < 0)
-			text[0] = '\0';
-		r = mtd_find(text, ctx->opts.root_part, &root);
-		data_err = mtd_find(text, ctx->opts.data_part, &data);
-		if ((r == 0 && data_err == 0) || r == -EINVAL || now_boottime_ns() >= deadline)
-			break;
+		int r = lookup(name, dev, len);
+		if (r == 0 || r == -EINVAL || r == -ENAMETOOLONG || now_boottime_ns() >= deadline)
+			return r;
 		sleep_ms(10);
 	}
-	if (r < 0) {
-		char names[512];
-		mtd_list_names(text, names, sizeof(names));
-		if (r == -EINVAL)
-			fatal(ctx, "/proc/mtd is malformed; cannot look up partition '%s'",
-			      ctx->opts.root_part);
-		fatal(ctx,
-		      "root partition '%s' not found after %u ms; MTD partitions found: %s "
-		      "(strata.root= selects another)",
-		      ctx->opts.root_part, ctx->opts.rootwait_ms, names);
-	}
-	if (xsnprintf(lower_dev, devlen, "/dev/mtdblock%d", root.index) < 0)
-		fatal(ctx, "root partition '%s': device name too long", ctx->opts.root_part);
-	for (size_t i = 0; i + 1 < ctx->n_lowers; i++) {
-		struct lower_layer *l = &ctx->lowers[i];
-		struct mtd_part part;
-		if (mtd_find(text, l->name, &part) < 0 ||
-		    xsnprintf(l->dev, sizeof(l->dev), "/dev/mtdblock%d", part.index) < 0)
-			addon_missing(ctx, l, text);
-	}
-	if (data_err < 0) {
-		char names[512];
-		mtd_list_names(text, names, sizeof(names));
-		log_error("data partition '%s' not found; MTD partitions found: %s "
-			  "(strata.data= selects another)",
-			  ctx->opts.data_part, names);
-		return data_err;
-	}
-	if ((r = mtd_source(ds, &data)) < 0)
-		return r;
-	if (ctx->user_separate) {
-		struct mtd_part part;
-		if (mtd_find(text, CONFIG_STRATA_USER_PART, &part) < 0) {
-			log_error("user partition '%s' not found", CONFIG_STRATA_USER_PART);
-			return -ENOENT;
-		}
-		return mtd_source(user, &part);
-	}
-	return 0;
+}
+
+static int upper_lookup(const char *name, char *dev, size_t len)
+{
+	struct data_source ds = { 0 };
+	(void)dev, (void)len;
+	return flash->upper(name, 100, &ds);
 }
 
 /*
- * UBI: the squashfs is a static volume read through ubiblock (the board's ubi
- * module parameters attach it); the data volume is created in the free space
- * on first boot.
+ * An upper's partition or volume (created in the free space on flash that
+ * creates them). Returns 0, or -ENODEV (missing) or another -errno with why.
  */
-/* Finds the named data volume, creating it over percent of the free space when missing. */
-static int ubi_data_volume(const char *name, unsigned percent, struct data_source *ds)
+static int find_upper(struct strata_ctx *ctx, const char *role, const char *name, unsigned percent,
+		      uint64_t deadline, struct data_source *ds, char *why, size_t len)
 {
-	int vol_id = -1;
-	int r = ubi_find_volume(0, name, &vol_id);
-	ds->fstype = "ubifs";
+	char what[32];
+	snprintf(what, sizeof(what), "%s %s", role, flash->unit);
+	if (!flash->creates_upper && wait_for(upper_lookup, name, NULL, 0, deadline) == -ENOENT) {
+		not_found(why, len, what, name, 0, role);
+		return -ENODEV;
+	}
+	ds->fstype = flash->fstype;
 	snprintf(ds->name, sizeof(ds->name), "%s", name);
-	if (r == -ENOENT) {
-		uint64_t bytes = 0;
-		r = ubi_create_volume(0, name, percent, &vol_id, &bytes);
-		if (r < 0) {
-			char names[512];
-			ubi_list_volumes(0, names, sizeof(names));
-			return log_error_errno(r, "cannot create UBI volume '%s': %m; volumes found: %s",
-					       name, names);
-		}
-		ds->created = true;
-		log_notice("first boot: created UBI volume '%s' (ubi0_%d, %llu bytes)", name, vol_id,
-			   (unsigned long long)bytes);
-	} else if (r < 0) {
-		return log_error_errno(r, "cannot look up UBI volume '%s': %m", name);
-	}
-	if (xsnprintf(ds->src, sizeof(ds->src), "ubi0:%s", name) < 0 ||
-	    xsnprintf(ds->dev, sizeof(ds->dev), "/dev/ubi0_%d", vol_id) < 0)
-		return log_error_errno(-ENAMETOOLONG, "UBI volume name '%s' too long", name);
-	for (int i = 0; i < 200 && access(ds->dev, F_OK) < 0; i++)
-		sleep_ms(5);
-	return 0;
-}
-
-static int find_ubi_volumes(struct strata_ctx *ctx, char *lower_dev, size_t devlen,
-			    struct data_source *ds, struct data_source *user)
-{
-	uint64_t deadline = now_boottime_ns() + (uint64_t)ctx->opts.rootwait_ms * 1000000u;
-	int root_id = -1, r;
-
-	for (;;) {
-		r = ubi_find_volume(0, ctx->opts.root_part, &root_id);
-		if (r == 0) {
-			r = xsnprintf(lower_dev, devlen, "/dev/ubiblock0_%d", root_id);
-			if (r >= 0 && access(lower_dev, F_OK) == 0)
-				break;
-			r = r < 0 ? r : -ENODEV;
-		}
-		if (now_boottime_ns() >= deadline)
-			break;
-		sleep_ms(10);
-	}
+	int r = flash->upper(name, percent, ds);
 	if (r < 0) {
 		char names[512];
-		ubi_list_volumes(0, names, sizeof(names));
-		fatal(ctx,
-		      "root volume '%s' not found on ubi0%s after %u ms; volumes found: %s "
-		      "(strata.root= selects another)",
-		      ctx->opts.root_part, r == -ENODEV ? " (or no ubiblock for it)" : "",
-		      ctx->opts.rootwait_ms, names);
+		flash->names(names, sizeof(names));
+		snprintf(why, len, "cannot set up %s '%s': %s; %s found: %s", what, name,
+			 strerror(-r), flash->table, names);
 	}
-	for (size_t i = 0; i + 1 < ctx->n_lowers; i++) {
-		struct lower_layer *l = &ctx->lowers[i];
-		int vol_id;
-		if (ubi_find_volume(0, l->name, &vol_id) < 0) {
-			addon_missing(ctx, l, "");
-		} else if ((r = ubi_block_device(0, vol_id, l->dev, sizeof(l->dev))) < 0) {
-			if (!l->optional)
-				fatal(ctx, "no block device for add-on layer '%s' (ubi0_%d): %s",
-				      l->name, vol_id, strerror(-r));
-			log_warn("no block device for optional add-on layer '%s' (ubi0_%d): %s; "
-				 "booting without it", l->name, vol_id, strerror(-r));
-			l->dev[0] = '\0';
-		}
-	}
-	/* with a separate user volume the free space is shared out */
-	r = ubi_data_volume(ctx->opts.data_part,
-			    ctx->user_separate ? 100 - CONFIG_STRATA_USER_PART_PERCENT : 100, ds);
-	if (r == 0 && ctx->user_separate)
-		r = ubi_data_volume(CONFIG_STRATA_USER_PART, 100, user);
+	(void)ctx;
 	return r;
 }
 
-/* eMMC: GPT partitions by name (PARTNAME), the upper is ext4 formatted at build time */
-static int find_block_partitions(struct strata_ctx *ctx, char *lower_dev, size_t devlen,
-				 struct data_source *ds)
+/*
+ * The partitions phase: the root (fatal when missing), the add-ons (optional
+ * ones may be missing), then the data upper and the user upper. Returns 0,
+ * or -errno with why: the upper phase decides what a missing upper means.
+ */
+static int find_partitions(struct strata_ctx *ctx, struct data_source *data,
+			   struct data_source *user, char *why, size_t len)
 {
 	uint64_t deadline = now_boottime_ns() + (uint64_t)ctx->opts.rootwait_ms * 1000000u;
-	int r, data_err;
-	for (;;) {
-		r = block_find_partition(ctx->opts.root_part, lower_dev, devlen);
-		data_err = block_find_partition(ctx->opts.data_part, ds->dev, sizeof(ds->dev));
-		if ((r == 0 && data_err == 0) || now_boottime_ns() >= deadline)
-			break;
-		sleep_ms(10);
-	}
-	if (r < 0)
-		fatal(ctx,
-		      "root partition '%s' not found after %u ms: no GPT partition of that name "
-		      "(strata.root= selects another)",
-		      ctx->opts.root_part, ctx->opts.rootwait_ms);
-	if (data_err < 0) {
-		log_error("data partition '%s' not found: no GPT partition of that name "
-			  "(strata.data= selects another)",
-			  ctx->opts.data_part);
-		return data_err;
+	struct lower_layer *base = &ctx->lowers[ctx->n_lowers - 1];
+	char what[32];
+	int r = wait_for(flash->lower, base->name, base->dev, sizeof(base->dev), deadline);
+	if (r == -EINVAL)
+		fatal(ctx, "the flash's partition table is malformed; cannot look up partition '%s'",
+		      base->name);
+	if (r == -ENODEV)
+		fatal(ctx, "root %s '%s'%s has no block device after %u ms", flash->unit,
+		      base->name, flash->where, ctx->opts.rootwait_ms);
+	if (r < 0) {
+		snprintf(what, sizeof(what), "root %s", flash->unit);
+		not_found(why, len, what, base->name, ctx->opts.rootwait_ms, "root");
+		fatal(ctx, "%s", why);
 	}
 	for (size_t i = 0; i + 1 < ctx->n_lowers; i++) {
 		struct lower_layer *l = &ctx->lowers[i];
-		if (block_find_partition(l->name, l->dev, sizeof(l->dev)) == 0)
+		if ((r = flash->lower(l->name, l->dev, sizeof(l->dev))) == 0)
 			continue;
-		if (!l->optional)
-			fatal(ctx, "add-on layer '%s' not found: no GPT partition of that name",
-			      l->name);
-		log_warn("optional add-on layer '%s' not found: no GPT partition of that name; "
-			 "booting without it", l->name);
 		l->dev[0] = '\0';
+		if (r == -ENOENT)
+			not_found(why, len, "add-on layer", l->name, 0, NULL);
+		else
+			snprintf(why, len, "add-on layer '%s': %s", l->name, strerror(-r));
+		if (!l->optional)
+			fatal(ctx, "%s", why);
+		log_warn("optional %s; booting without it", why);
 	}
-	ds->fstype = "ext4";
-	snprintf(ds->name, sizeof(ds->name), "%s", ctx->opts.data_part);
-	snprintf(ds->src, sizeof(ds->src), "%s", ds->dev);
-	return 0;
+	why[0] = '\0';
+	/* with a separate user volume the free space is shared out */
+	unsigned percent = ctx->user_separate ? 100 - CONFIG_STRATA_USER_PART_PERCENT : 100;
+	r = find_upper(ctx, "data", ctx->opts.data_part, percent, deadline, data, why, len);
+	if (r == 0 && ctx->user_separate)
+		r = find_upper(ctx, "user", ctx->opts.user_part, 100, deadline, user, why, len);
+	return r;
 }
 
 /*
@@ -400,7 +292,7 @@ static void store_prepare(struct strata_ctx *ctx, bool degraded)
 	else
 		log_notice("object store: fs-verity enabled on %u of %u objects in %llu ms",
 			   st.enabled, st.objects, ms);
-	bootrec_add_layer(&ctx->rec, "data-only", STRATA_STORE, "ext4", STRATA_STORE,
+	bootrec_add_layer(&ctx->rec, "data-only", STRATA_STORE, flash->fstype, STRATA_STORE,
 			  "verity");
 }
 
@@ -544,8 +436,7 @@ static void mount_layers(struct strata_ctx *ctx)
 void boot_main(struct strata_ctx *ctx)
 {
 	struct data_source data = { 0 }, user = { 0 };
-	char reason[200];
-	int data_err;
+	char reason[256];
 
 	/* SIGCHLD stays default so waitpid works; PID 1 gets no default-fatal signals anyway */
 	phase_begin(ctx, "api-mounts");
@@ -568,14 +459,9 @@ void boot_main(struct strata_ctx *ctx)
 	ctx->rec.stack_levels = ctx->opts.stack_levels;
 
 	phase_begin(ctx, "partitions");
-	ctx->user_separate = CONFIG_STRATA_USER_PART[0] != '\0';
+	ctx->user_separate = ctx->opts.user_part[0] != '\0';
 	plan_lowers(ctx);
-	struct lower_layer *base = &ctx->lowers[ctx->n_lowers - 1];
-	data_err = CONFIG_STRATA_UBI
-			   ? find_ubi_volumes(ctx, base->dev, sizeof(base->dev), &data, &user)
-		   : CONFIG_STRATA_BLOCK
-			   ? find_block_partitions(ctx, base->dev, sizeof(base->dev), &data)
-			   : find_mtd_partitions(ctx, base->dev, sizeof(base->dev), &data, &user);
+	int r = find_partitions(ctx, &data, &user, reason, sizeof(reason));
 	phase_end(ctx);
 
 	if (CONFIG_STRATA_VERITY) {
@@ -611,17 +497,11 @@ void boot_main(struct strata_ctx *ctx)
 					    : 65536u;
 	outcome_load(ctx);
 	mkdir_p(STRATA_DATA_DIR, 0755);
-	int r = data_err == -ENOENT ? -ENODEV : data_err;
-	if (data_err == -ENOENT)
-		snprintf(reason, sizeof(reason), "data partition '%s' not found",
-			 ctx->opts.data_part);
-	else if (data_err < 0)
-		snprintf(reason, sizeof(reason), "cannot set up data volume '%s': %s",
-			 ctx->opts.data_part, strerror(-data_err));
-	else if ((r = upper_mount_flash(ctx, &data, STRATA_DATA_DIR, reason, sizeof(reason))) == 0 &&
-		 ((ctx->user_separate && (r = upper_mount_flash(ctx, &user, STRATA_USERDATA_DIR, reason,
-								 sizeof(reason))) < 0) ||
-		  (r = layers_prepare(ctx, false, data.name, reason, sizeof(reason))) < 0)) {
+	if (r == 0 &&
+	    ((r = upper_mount_flash(ctx, &data, STRATA_DATA_DIR, reason, sizeof(reason))) < 0 ||
+	     (ctx->user_separate &&
+	      (r = upper_mount_flash(ctx, &user, STRATA_USERDATA_DIR, reason, sizeof(reason))) < 0) ||
+	     (r = layers_prepare(ctx, false, data.name, reason, sizeof(reason))) < 0)) {
 		/* both uppers or neither: a degraded boot keeps everything in RAM */
 		umount2(STRATA_USERDATA_DIR, MNT_DETACH);
 		umount2(STRATA_DATA_DIR, MNT_DETACH);

@@ -46,6 +46,7 @@ void opts_defaults(struct strata_opts *o)
 	copy_str(o->init, sizeof(o->init), CONFIG_STRATA_INIT);
 	copy_str(o->root_part, sizeof(o->root_part), CONFIG_STRATA_ROOT_PART);
 	copy_str(o->data_part, sizeof(o->data_part), CONFIG_STRATA_DATA_PART);
+	copy_str(o->user_part, sizeof(o->user_part), CONFIG_STRATA_USER_PART);
 	o->fatal = CONFIG_STRATA_FATAL_REBOOT ? FATAL_REBOOT
 		   : CONFIG_STRATA_FATAL_HANG ? FATAL_HANG
 					      : FATAL_SHELL;
@@ -171,8 +172,9 @@ static const char *apply(struct strata_opts *o, const char *key, const char *val
 		if (strlen(val) >= sizeof(o->init))
 			return "is too long";
 		copy_str(o->init, sizeof(o->init), val);
-	} else if (strcmp(key, "root") == 0 || strcmp(key, "data") == 0) {
-		char *dst = key[0] == 'r' ? o->root_part : o->data_part;
+	} else if (strcmp(key, "root") == 0 || strcmp(key, "data") == 0 ||
+		   strcmp(key, "user") == 0) {
+		char *dst = key[0] == 'r' ? o->root_part : key[0] == 'd' ? o->data_part : o->user_part;
 		if (!valid_part_name(val))
 			return "is not a partition name";
 		if (strlen(val) >= sizeof(o->root_part))

@@ -1,48 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Remembers degraded boots across reboots in the board's record partition or volume. */
 #include "log.h"
-#include "mtd.h"
+#include "flash.h"
 #include "record.h"
 #include "strata.h"
-#include "ubi.h"
 #include "util.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-static int record_device(char *dev, size_t len)
-{
-	int r;
-	if (CONFIG_STRATA_UBI) {
-		int vol;
-		if ((r = ubi_find_volume(0, CONFIG_STRATA_RECORD_PART, &vol)) < 0)
-			return r;
-		return xsnprintf(dev, len, "/dev/ubi0_%d", vol);
-	}
-	static char text[4096];
-	struct mtd_part part;
-	ssize_t n = read_file("/proc/mtd", text, sizeof(text));
-	if (n < 0)
-		return (int)n;
-	if ((r = mtd_find(text, CONFIG_STRATA_RECORD_PART, &part)) < 0)
-		return r;
-	return xsnprintf(dev, len, "/dev/mtd%d", part.index);
-}
-
 void outcome_load(struct strata_ctx *ctx)
 {
 	struct bootrec *rec = &ctx->rec;
 	if (!CONFIG_STRATA_RECORD_PART[0])
 		return;
-	int r = record_device(rec->record_dev, sizeof(rec->record_dev));
+	int r = flash->raw ? flash->raw(CONFIG_STRATA_RECORD_PART, rec->record_dev,
+				     sizeof(rec->record_dev))
+			   : -EOPNOTSUPP;
 	if (r < 0) {
 		rec->record_dev[0] = '\0';
 		log_warn_errno(r, "no boot-outcome record: '%s' not found (%m)",
 			       CONFIG_STRATA_RECORD_PART);
 		return;
 	}
-	r = record_read_latest(rec->record_dev, CONFIG_STRATA_UBI, &rec->previous, &ctx->record_next);
+	r = record_read_latest(rec->record_dev, flash->record_is_ubi, &rec->previous, &ctx->record_next);
 	if (r == 0) {
 		rec->has_previous = true;
 		if (strcmp(rec->previous.mode, "degraded") == 0)
@@ -66,7 +48,7 @@ void outcome_store(struct strata_ctx *ctx)
 	snprintf(out.mode, sizeof(out.mode), "%s", degraded ? "degraded" : "normal");
 	out.err = degraded ? rec->degraded_errno : 0;
 	snprintf(out.reason, sizeof(out.reason), "%s", rec->degraded_reason);
-	int r = record_append(rec->record_dev, CONFIG_STRATA_UBI, &out, ctx->record_next);
+	int r = record_append(rec->record_dev, flash->record_is_ubi, &out, ctx->record_next);
 	if (r < 0)
 		log_warn_errno(r, "cannot write the boot-outcome record on %s: %m", rec->record_dev);
 	else

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Block partitions by GPT name, layer measurement, the fs-verity object store, the overlay mount. */
+/* Layer measurement, the fs-verity object store, the overlay mount. */
 #include "fsverity.h"
 #include "safefs.h"
 #include "store.h"
@@ -30,32 +30,6 @@ struct fsverity_digest {
 };
 #define FS_IOC_ENABLE_VERITY _IOW('f', 133, struct fsverity_enable_arg)
 #define FS_IOC_MEASURE_VERITY _IOWR('f', 134, struct fsverity_digest)
-
-int block_find_partition(const char *partname, char *dev, size_t len)
-{
-	DIR *d = opendir("/sys/class/block");
-	if (!d)
-		return -errno;
-	struct dirent *de;
-	int r = -ENOENT;
-	size_t nlen = strlen(partname);
-	while (r == -ENOENT && (de = readdir(d))) {
-		char path[300], text[512];
-		if (de->d_name[0] == '.' ||
-		    xsnprintf(path, sizeof(path), "/sys/class/block/%s/uevent", de->d_name) < 0 ||
-		    read_file(path, text, sizeof(text)) < 0)
-			continue;
-		/* "PARTNAME=meta\n" exactly, not a prefix of another name */
-		for (char *p = strstr(text, "PARTNAME="); p; p = strstr(p + 1, "PARTNAME="))
-			if ((p == text || p[-1] == '\n') && strncmp(p + 9, partname, nlen) == 0 &&
-			    (p[9 + nlen] == '\n' || p[9 + nlen] == '\0')) {
-				r = xsnprintf(dev, len, "/dev/%s", de->d_name);
-				break;
-			}
-	}
-	closedir(d);
-	return r;
-}
 
 int layer_measure(const char *path, uint64_t bytes, uint8_t digest[FSVERITY_DIGEST_SIZE],
 		  bool *kernel)

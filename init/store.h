@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Block partitions by GPT name, layer measurement, the fs-verity object store, the overlay mount. */
+/* Layer measurement, the fs-verity object store, the overlay mount. */
 #ifndef STRATA_STORE_H
 #define STRATA_STORE_H
 
@@ -10,9 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-/* "/dev/vda1" for the partition whose GPT name (PARTNAME) is partname; -ENOENT. */
-int block_find_partition(const char *partname, char *dev, size_t len);
 
 /*
  * The fs-verity digest of the first bytes of path: FS_IOC_MEASURE_VERITY when

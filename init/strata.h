@@ -4,6 +4,7 @@
 #define STRATA_H
 
 #include "bootrec.h"
+#include "flash.h"
 #include "lowers.h"
 #include "manifest.h"
 #include "opts.h"
@@ -52,15 +53,6 @@ void phase_end(struct strata_ctx *ctx);
 void boot_record_write(struct strata_ctx *ctx);
 
 /* upper.c: the writable flash layer */
-struct data_source {
-	const char *fstype; /* "jffs2" on MTD, "ubifs" on UBI, "ext4" on a block partition */
-	char name[64];      /* partition or volume name */
-	char src[80];       /* mount source: mtdN, ubi0:NAME */
-	char dev[48];       /* device read to identify the contents */
-	uint64_t size;      /* MTD only: scanned erase block by erase block */
-	uint32_t erasesize;
-	bool created;       /* UBI volume created by this boot */
-};
 /* Returns 0, or -errno with reason filled; the caller applies the policy. */
 int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *ds,
 		      const char *mountpoint, char *reason, size_t reasonlen);

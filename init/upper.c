@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The writable flash layer: identify, mount, prepare, probe; or degrade, loudly. */
 #include "caps.h"
-#include "flashid.h"
+#include "flash.h"
 #include "mtd_abi.h"
 #include "log.h"
 #include "safefs.h"
@@ -198,13 +198,10 @@ int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data,
 			 strerror(-r));
 		return r;
 	}
-	expected = strcmp(fstype, "ubifs") == 0  ? FLASH_UBIFS
-		   : strcmp(fstype, "ext4") == 0 ? FLASH_EXT4
-		   : strcmp(fstype, "f2fs") == 0 ? FLASH_F2FS
-						 : FLASH_JFFS2;
+	expected = flash->content;
 	if (content == expected) {
 		/* the filesystem is there */
-	} else if (content == FLASH_DEADCODE && expected == FLASH_JFFS2) {
+	} else if (content == FLASH_DEADCODE && flash->scrubs_deadcode) {
 		unsigned erased = 0;
 		r = erase_dirty_blocks(data, &erased);
 		if (r < 0) {
@@ -217,7 +214,7 @@ int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data,
 			   "jffs2",
 			   data->name, flash_content_name(content), erased,
 			   (unsigned long long)(data->size / data->erasesize));
-	} else if (content == FLASH_ERASED) {
+	} else if (content == FLASH_ERASED && flash->erased_is_empty) {
 		/* jffs2 takes erased blocks as empty space, ubifs formats an empty volume */
 		ctx->rec.first_boot = true;
 		log_notice("first boot: '%s' is %s; starting an empty %s", data->name,

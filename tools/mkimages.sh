@@ -8,7 +8,7 @@ set -euo pipefail
 : "${TOPDIR:?}" "${BUILD:?}" "${IMAGES:?}" "${BOARD_DIR:?}" "${KERNEL_DIR:?}"
 : "${STRATA_BIN:?}" "${MKCPIO:?}" "${MKVERITY:?}" "${BUSYBOX:?}" "${SOURCE_DATE_EPOCH:?}"
 : "${OVERLAYS:=}" "${EMERGENCY_SHELL:=y}" "${INITRAMFS_COMP:=xz}" "${ROOTFS:=}" "${ADDONS:=}"
-: "${ROOT_PART:=rootfs}"
+: "${ROOT_PART:=rootfs}" "${UPPER_FS:?}"
 : "${VERITY:=}" "${ROOT_IMAGE:=rootfs.squashfs}"
 export SOURCE_DATE_EPOCH
 
@@ -151,7 +151,17 @@ fi
 initramfs="$BUILD/initramfs"
 rm -rf "$initramfs"
 mkdir -p "$initramfs"
-"$TOPDIR/tools/mkmodules.sh" "$BOARD_DIR/modules" "$KERNEL_DIR" "$initramfs/modules.list" \
+# "@upper" in the board's list: the flash back end's upper filesystem
+# (UPPER_FS), after the checksum it asks the crypto API for at mount time (no
+# symbol dependency, so modules.dep does not name it)
+case "$UPPER_FS" in
+ext4) upper_mods="crc32c_generic ext4" ;;
+f2fs) upper_mods="crc32_generic f2fs" ;;
+*) upper_mods=$UPPER_FS ;;
+esac
+awk -v mods="$upper_mods" '$0 == "@upper" { gsub(/ /, "\n", mods); print mods; next } 1' \
+	"$BOARD_DIR/modules" > "$BUILD/modules.board"
+"$TOPDIR/tools/mkmodules.sh" "$BUILD/modules.board" "$KERNEL_DIR" "$initramfs/modules.list" \
 	"$initramfs/modules"
 list="$BUILD/initramfs.list"
 {

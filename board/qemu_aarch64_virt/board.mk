@@ -9,4 +9,3 @@ BOARD_KERNEL_PKG := linux-image-6.12-arm64
 # package of the same version.
 BOARD_KERNEL_EXTRA_MODULES := drivers/mtd/devices/phram drivers/mtd/devices/block2mtd
 BOARD_BUSYBOX_PKG := busybox-static
-BOARD_UPPER_FS := jffs2

@@ -5,4 +5,3 @@
 BOARD_ARCH := x86_64
 BOARD_KERNEL_PKG := linux-image-6.12-amd64
 BOARD_BUSYBOX := /bin/busybox
-BOARD_UPPER_FS := jffs2

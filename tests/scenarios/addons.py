@@ -77,7 +77,7 @@ def optional_addon_missing_boots_without_it(ctx):
     dev = ctx.machine()
     _without(dev, "extras")
     vm = dev.boot()
-    assert "strata: optional add-on layer 'extras' not found (MTD partitions found: " \
+    assert "strata: optional add-on layer 'extras' not found; MTD partitions found: " \
         "\"rootfs\", \"tools\"" in vm.out("dmesg"), vm.out("dmesg | grep strata")
     assert vm.out("cat /etc/strata-test/both") == "tools"
     assert vm.sh("test -e /etc/strata-test/only-extras", check=False)[0] == 1

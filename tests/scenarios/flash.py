@@ -173,9 +173,24 @@ def wrong_filesystem_in_rootfs_data_is_left_alone(ctx):
 
 @scenario(NOR)
 def missing_rootfs_data_names_what_was_found(ctx):
-    vm = ctx.machine().boot(append="strata.data=nosuch")
+    dev = ctx.machine()
+    vm = dev.boot(append="strata.data=nosuch")
     assert_degraded(ctx, vm, "data partition 'nosuch' not found")
     assert "MTD partitions found: \"rootfs\", \"rootfs_data\"" in vm.text
+    vm.poweroff()
+    # a missing user partition is named as the user partition, in one kmsg line,
+    # the boot record, status, the console and the next boot's outcome record
+    vm = dev.boot(append="strata.user=nosuch_user")
+    reason = "user partition 'nosuch_user' not found; MTD partitions found: \"rootfs\", " \
+        "\"rootfs_data\", \"strata_log\" (strata.user= selects another)"
+    assert_degraded(ctx, vm, reason)
+    assert "data partition" not in ctx.boot_record(vm)["degraded_reason"]
+    assert vm.out("dmesg | grep -c \"'nosuch_user' not found\"") == "1"
+    assert ctx.boot_record(vm)["previous_boot"]["reason"].startswith("data partition 'nosuch'")
+    vm.poweroff()
+    vm = dev.boot()
+    prev = ctx.boot_record(vm)["previous_boot"]
+    assert prev["mode"] == "degraded" and prev["reason"] in reason, prev
 
 
 @scenario(NOR)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """eMMC: metadata squashfs measured against the manifest, fs-verity object store as a
-data-only layer with verity=require, ext4 upper; tampering is refused for real."""
+data-only layer with verity=require, ext4 or f2fs upper; tampering is refused for real."""
 import json
 import os
 import subprocess
@@ -8,6 +8,7 @@ import subprocess
 from scenario import scenario
 
 EMMC = "qemu_x86_64_emmc"
+EMMC_F2FS = "qemu_x86_64_emmc_f2fs"  # the same board with the block+f2fs back end
 ORIG_RELEASE = 'NAME="strata test root"'
 DISK = "flash-emmc.bin"
 
@@ -63,12 +64,45 @@ def flip_object_byte(disk, obj):
     flip_byte(disk, partition(disk, "data")[0] + block * 4096)
 
 
+def flip_content_bytes(disk, content, block_start=False):
+    """Flips a byte of every copy of content on the data partition, wherever the
+    filesystem put it (f2fs keeps small files inline in their inode); with
+    block_start, only copies that fill a 4 KiB block from its start, zero padded."""
+    off, size = partition(disk, "data")
+    if block_start:
+        content = content + bytes(4096 - len(content))
+    with open(disk, "r+b") as f:
+        f.seek(off)
+        data = f.read(size)
+        hits = []
+        i = data.find(content)
+        while i >= 0:
+            if not block_start or i % 4096 == 0:
+                hits.append(i)
+            i = data.find(content, i + 1)
+        assert hits, "no copy of %r on the data partition" % content[:32]
+        for i in hits:
+            f.seek(off + i + len(content.rstrip(b"\0")) // 2)
+            b = f.read(1)
+            f.seek(-1, 1)
+            f.write(bytes([b[0] ^ 0xff]))
+
+
+def tamper_object(ctx, disk, path, verity_on):
+    """Changes the store object of path as a bad block or an attacker would."""
+    if ctx.board == EMMC:
+        flip_object_byte(disk, object_path(ctx, path))
+    else:
+        with open(rootfs_file(ctx, path), "rb") as f:
+            flip_content_bytes(disk, f.read(), block_start=verity_on)
+
+
 def read_fails_with_eio(vm, path):
     rc, out = vm.sh("cat %s > /dev/null" % path, check=False)
     assert rc != 0 and "Input/output error" in out, (rc, out)
 
 
-@scenario(EMMC)
+@scenario(EMMC, EMMC_F2FS)
 def emmc_verified_store_good_path(ctx):
     dev = ctx.machine()
     vm = dev.boot()
@@ -77,7 +111,8 @@ def emmc_verified_store_good_path(ctx):
     assert "verity=require" in system["options"], system
     assert "/run/strata/data/objects" in system["options"], system
     assert "metacopy=on" in system["options"], system
-    assert ctx.mount_at(vm, "/run/strata/data")["fstype"] == "ext4"
+    fstype = "f2fs" if ctx.board == EMMC_F2FS else "ext4"
+    assert ctx.mount_at(vm, "/run/strata/data")["fstype"] == fstype
     rec = ctx.boot_record(vm)
     meta = subprocess.run(["fsverity", "digest", "--compact", "--hash-alg=sha256",
                            "--block-size=4096", os.path.join(ctx.images, "meta.squashfs")],
@@ -108,20 +143,20 @@ def emmc_verified_store_good_path(ctx):
     assert vm.out("head -n 1 /etc/os-release") == ORIG_RELEASE
 
 
-@scenario(EMMC)
+@scenario(EMMC, EMMC_F2FS)
 def emmc_tampered_object_reads_eio(ctx):
     dev = ctx.machine()
     disk = dev.path(DISK)
     # before the first boot: the init enables fs-verity on the bad object, whose
     # digest is not the one the metadata layer pins; overlayfs refuses it at open
-    flip_object_byte(disk, object_path(ctx, "/etc/os-release"))
+    tamper_object(ctx, disk, "/etc/os-release", verity_on=False)
     vm = dev.boot()
     read_fails_with_eio(vm, "/etc/os-release")
     assert "fs-verity digest" in vm.out("dmesg | grep overlayfs"), vm.out("dmesg | tail")
     assert vm.out("cat /etc/hostname")  # the rest of the root is fine
     # after it: fs-verity itself catches the change on read (Merkle tree)
     vm.poweroff()
-    flip_object_byte(disk, object_path(ctx, "/etc/hostname"))
+    tamper_object(ctx, disk, "/etc/hostname", verity_on=True)
     vm = dev.boot()
     read_fails_with_eio(vm, "/etc/hostname")
     assert "FILE CORRUPTED" in vm.out("dmesg | grep fs-verity")
@@ -154,7 +189,7 @@ def emmc_tampered_metadata_is_not_mounted(ctx):
     assert "/run/strata/lower" not in vm.out("cat /proc/mounts")
 
 
-@scenario(EMMC)
+@scenario(EMMC, EMMC_F2FS)
 def emmc_upper_persists_and_reset_full(ctx):
     dev = ctx.machine()
     vm = dev.boot()
@@ -165,6 +200,13 @@ def emmc_upper_persists_and_reset_full(ctx):
     assert vm.out("cat /root/userfile") == "mine"
     assert vm.out("head -n 1 /etc/os-release") == "changed"
     assert vm.out("cat /etc/sysfile") == "provisioned"
+    # revert brings back the store's version of a changed file; the rest stays
+    vm.sh("strata revert -y /etc/os-release")
+    vm.poweroff()
+    vm = dev.boot()
+    assert vm.out("head -n 1 /etc/os-release") == ORIG_RELEASE
+    assert vm.out("cat /root/userfile") == "mine"
+    assert ctx.boot_record(vm)["request_applied"] == "revert"
     vm.sh("strata reset --full -y")
     vm.poweroff()
     vm = dev.boot()
