@@ -8,7 +8,7 @@
 #   make check               every test; last line "N passed, N failed"
 #   make bench               boot-time, CPU, size figures
 #   make fuzz                every fuzz target for FUZZ_SECONDS (default 60) each
-#   make lint                cppcheck and clang-tidy on init/ and tools/
+#   make lint                cppcheck, clang-tidy, clang-format, shellcheck
 #   make report              figures of the last fuzz run and fault campaign
 #   make deps                install build and test dependencies (Debian)
 #   make strata | install    the init alone | into DESTDIR (firmware builds)
@@ -90,6 +90,12 @@ ifneq ($(BOARD_KERNEL_EXTRA_MODULES),)
 BOARD_DEPS += $(if $(filter-out $(HOST_ARCH),$(BOARD_ARCH)),gcc-$(BOARD_ARCH)-linux-gnu,gcc)
 endif
 
+# init/lib: pure code, host-tested and fuzzed; init/boot: PID 1's phases;
+# init/cmd: the runtime commands; init/main.c dispatches (README, Layout)
+INIT_DIRS := lib boot cmd
+INIT_SRCS := $(sort $(wildcard $(TOPDIR)/init/*.c $(INIT_DIRS:%=$(TOPDIR)/init/%/*.c)))
+INIT_HDRS := $(wildcard $(INIT_DIRS:%=$(TOPDIR)/init/%/*.h))
+INIT_INCLUDES := $(INIT_DIRS:%=-I$(TOPDIR)/init/%)
 WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wmissing-prototypes \
 	-Wstrict-prototypes -Wpointer-arith -Wvla -Wno-format-nonliteral -Wno-format-truncation
 # Size: one segment per permission, no padding; common-page-size=64 keeps ld
@@ -98,9 +104,7 @@ WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wmissing-prototypes \
 TARGET_CFLAGS := -std=gnu11 -Os -flto=auto -pthread $(WARNINGS) -static -fno-asynchronous-unwind-tables \
 	-ffunction-sections -fdata-sections -Wl,--gc-sections -Wl,--build-id=none \
 	-Wl,-z,noseparate-code -Wl,-z,norelro -Wl,-z,common-page-size=64 -fno-stack-protector \
-	-DSTRATA_VERSION='"$(VERSION)"' -include $(BUILD)/strata_config.h
-INIT_SRCS := $(sort $(wildcard $(TOPDIR)/init/*.c))
-INIT_HDRS := $(wildcard $(TOPDIR)/init/*.h)
+	-DSTRATA_VERSION='"$(VERSION)"' -include $(BUILD)/strata_config.h $(INIT_INCLUDES)
 
 # KERNEL_DIR=DIR on the command line: a firmware build's own kernel, DIR
 # holding lib/modules/<release>/ (modules_install INSTALL_MOD_PATH=DIR) and
@@ -120,12 +124,15 @@ BOARD_BUSYBOX := $(DL_DIR)/$(BOARD_BUSYBOX_PKG)-$(BOARD_DEB_ARCH)/bin/busybox
 endif
 
 .PHONY: all run check bench fuzz lint report deps unit clean distclean flash-erase menuconfig \
-	print-warnings strata install \
+	print-warnings print-includes strata install \
 	olddefconfig savedefconfig help FORCE
 .DEFAULT_GOAL := all
 
 print-warnings:
 	@echo $(WARNINGS)
+
+print-includes:
+	@echo $(INIT_INCLUDES)
 
 help:
 	$(Q)sed -n '2,19s/^# \{0,1\}//p' $(TOPDIR)/Makefile

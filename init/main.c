@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* strata: PID 1 in the initramfs, runtime tool everywhere else. */
 #include "log.h"
-#include "strata.h"
+#include "boot.h"
+#include "cmd.h"
 #include "util.h"
 
 #include <errno.h>

@@ -8,6 +8,7 @@ mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs -o mode=0755 tmpfs /run
 while read -r mod params; do
 	case "$mod" in '' | \#*) continue ;; esac
+	# shellcheck disable=SC2086 # the parameters are words
 	insmod "/lib/modules/$mod.ko.xz" $params
 done < /etc/strata/modules
 root=$(sed -n 's/^mtd\([0-9]*\):.*"rootfs"$/\1/p' /proc/mtd)

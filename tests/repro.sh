@@ -16,6 +16,7 @@ if ! { make -C "$top" O="$second" "${board}_defconfig" && make -C "$top" O="$sec
 fi
 differ=""
 n=0
+# shellcheck disable=SC2012 # the build's own file names
 for f in $(cd "$first/images" && ls | sort); do
 	n=$((n + 1))
 	cmp -s "$first/images/$f" "$second/images/$f" || differ="$differ $f"

@@ -75,6 +75,6 @@ if [ $# -gt 0 ]; then
 fi
 
 /sbin/depmod -b "$dest" "$kver"
-image=$(ls "$dest"/boot/vmlinu* | head -n 1)
+image=$(find "$dest"/boot -maxdepth 1 -name "vmlinu*" | sort | head -n 1)
 ln -sf "${image#"$dest"/}" "$dest/kernel"
 echo "$kver" > "$dest/.complete"

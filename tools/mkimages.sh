@@ -130,8 +130,9 @@ done
 # ---- flash images (board specific) -----------------------------------------
 step FLASH "$(basename "$BOARD_DIR")"
 # ROOTFS_DIR: the tree, for boards that split it (mkverity)
-ROOTFS_IMG="$IMAGES/rootfs.squashfs" ADDON_IMGS="${addon_imgs# }" IMAGES="$IMAGES" \
-	ROOTFS_DIR="$rootfs" BUILD="$BUILD" MKVERITY="$MKVERITY" "$BOARD_DIR/flash.sh"
+# (IMAGES, BUILD, MKVERITY, UPPER_FS: from the environment, as this script has them)
+ROOTFS_IMG="$IMAGES/rootfs.squashfs" ADDON_IMGS="${addon_imgs# }" ROOTFS_DIR="$rootfs" \
+	"$BOARD_DIR/flash.sh"
 
 # ---- manifest: the digest of every layer, pinned by the initramfs ------------
 # NAME=IMAGE[:optional] words, in mount order (top first): add-ons, then the root
@@ -177,6 +178,7 @@ list="$BUILD/initramfs.list"
 	echo "file /etc/strata/modules.dep $initramfs/modules.list.dep 0644 0 0"
 	[ ! -s "$lowers" ] || echo "file /etc/strata/lowers $lowers 0644 0 0"
 	[ "$VERITY" != y ] || echo "file /etc/strata/manifest $IMAGES/manifest 0644 0 0"
+	# shellcheck disable=SC2012 # the build's own file names
 	for m in $(cd "$initramfs/modules" && ls | sort); do
 		echo "file /lib/modules/$m $initramfs/modules/$m 0644 0 0"
 	done
@@ -209,6 +211,7 @@ if [ -f "$KERNEL_DIR/kernel" ]; then install -m 0644 "$KERNEL_DIR/kernel" "$IMAG
 chmod 0755 "$IMAGES/start-qemu.sh"
 
 echo "images in $IMAGES:"
+# shellcheck disable=SC2012 # the build's own file names
 (cd "$IMAGES" && for f in $(ls | sort); do
 	printf '  %-22s %10s bytes\n' "$f" "$(stat -L -c %s "$f")"
 done)

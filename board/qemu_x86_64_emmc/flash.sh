@@ -23,7 +23,7 @@ fsverity digest --compact --hash-alg=sha256 --block-size=4096 "$IMAGES/meta.squa
 	> "$work/meta.digest"
 
 store_kib=$(du -sk "$work/data" | cut -f1)
-data_mib=$((DATA_MIB + store_kib / 1024 * 2))
+data_mib=$((DATA_MIB + store_kib * 2 / 1024))
 data="$work/data.$UPPER_FS"
 rm -f "$data"
 case "$UPPER_FS" in

@@ -6,7 +6,7 @@
  * resync, tick), value, 4-byte time step in ms, 4-byte suspend step, unused.
  */
 /* fuzz-sources: buttonfsm.c util.c */
-#include "../../init/buttonfsm.h"
+#include "../../init/lib/buttonfsm.h"
 #include "fuzz.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Fuzz target: the upper's capability cache (strata.caps) against the running kernel release. */
 /* fuzz-sources: caps.c */
-#include "../../init/caps.h"
+#include "../../init/lib/caps.h"
 #include "fuzz.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Fuzz target: the kernel command line (strata.* keys, MODULE.param= words). */
 /* fuzz-sources: opts.c util.c */
-#include "../../init/opts.h"
+#include "../../init/lib/opts.h"
 #include "fuzz.h"
 
 static void report(void *arg, const char *key, const char *why)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Fuzz target: identifying what a flash partition holds from its first bytes. */
 /* fuzz-sources: flashid.c */
-#include "../../init/flashid.h"
+#include "../../init/lib/flashid.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

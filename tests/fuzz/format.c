@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Fuzz target: the printf engine with a fuzzed width, precision and string. */
 /* fuzz-sources: format.c */
-#include "../../init/format.h"
+#include "../../init/lib/format.h"
 #include "fuzz.h"
 
 #include <stdarg.h>

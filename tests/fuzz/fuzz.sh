@@ -46,11 +46,11 @@ for t in "${targets[@]}"; do
 		echo "FAIL fuzz/$t: no 'fuzz-sources:' line in $src"
 		rc=1; continue
 	fi
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2046
 	if ! clang -std=gnu11 -g -O1 $warnings -Wno-unknown-warning-option \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-include "$config" -o "$bin" "$src" \
-		$(printf "$top/init/%s " $srcs) > "$log" 2>&1; then
+		$(printf "$top/init/lib/%s " $srcs) > "$log" 2>&1; then
 		echo "FAIL fuzz/$t: does not compile (see $log)"
 		cat "$log" >&2
 		rc=1; continue

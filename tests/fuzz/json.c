@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Fuzz target: the JSON reader (boot.json as `strata status` and `analyze` read it back). */
 /* fuzz-sources: json.c */
-#include "../../init/json.h"
+#include "../../init/lib/json.h"
 #include "fuzz.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Fuzz target: the add-on layer list in the initramfs (/etc/strata/lowers). */
 /* fuzz-sources: lowers.c */
-#include "../../init/lowers.h"
+#include "../../init/lib/lowers.h"
 #include "fuzz.h"
 
 #include <errno.h>

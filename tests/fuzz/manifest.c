@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Fuzz target: the layer manifest in the initramfs (/etc/strata/manifest). */
 /* fuzz-sources: manifest.c fsverity.c */
-#include "../../init/manifest.h"
+#include "../../init/lib/manifest.h"
 #include "fuzz.h"
 
 #include <errno.h>

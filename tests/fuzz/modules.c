@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Fuzz target: the board's module list and modules.dep text, and the load order drawn from them. */
 /* fuzz-sources: modules.c util.c */
-#include "../../init/modules.h"
+#include "../../init/lib/modules.h"
 #include "fuzz.h"
 
 #include <errno.h>

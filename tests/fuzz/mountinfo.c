@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Fuzz target: /proc/self/mountinfo and overlay option strings, as `strata layers` reads them. */
 /* fuzz-sources: inspect.c json.c util.c */
-#include "../../init/inspect.h"
+#include "../../init/lib/inspect.h"
 #include "fuzz.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Fuzz target: the text of /proc/mtd. */
 /* fuzz-sources: mtd.c */
-#include "../../init/mtd.h"
+#include "../../init/lib/mtd.h"
 #include "fuzz.h"
 
 #include <errno.h>

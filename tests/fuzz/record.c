@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Fuzz target: boot-outcome record slots read from the strata_log flash. */
 /* fuzz-sources: record.c strbuf.c */
-#include "../../init/record.h"
+#include "../../init/lib/record.h"
 #include "fuzz.h"
 
 #include <errno.h>

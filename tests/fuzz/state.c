@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Fuzz target: strata.state, which names the live generation of each upper. */
 /* fuzz-sources: request.c strbuf.c */
-#include "../../init/request.h"
+#include "../../init/lib/request.h"
 #include "fuzz.h"
 
 #include <errno.h>

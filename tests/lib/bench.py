@@ -145,14 +145,14 @@ def timed(argv):
 
 
 def digest_bench(args):
-    """The userspace fs-verity digest (init/fsverity.c built for the host with gcc -O2)
+    """The userspace fs-verity digest (init/lib/fsverity.c built for the host with gcc -O2)
     against fsverity-utils' `fsverity digest` on the same 512 MiB file, same run."""
     d = os.path.join(args.out, "digest")
     os.makedirs(d, exist_ok=True)
     prog = os.path.join(d, "fsverity_bench")
     subprocess.check_call(["gcc", "-std=gnu11", "-O2", "-pthread", "-o", prog,
                            os.path.join(TOP, "tests/bench/fsverity_bench.c"),
-                           os.path.join(TOP, "init/fsverity.c")])
+                           os.path.join(TOP, "init/lib/fsverity.c")])
     data = os.path.join(d, "data.bin")
     size = args.digest_mib << 20
     if not os.path.exists(data) or os.path.getsize(data) != size:

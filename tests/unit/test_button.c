@@ -2,7 +2,7 @@
 /* The reset button's hold-time state machine, fed with synthetic event streams, and its config. */
 #define UNIT_NAME "button"
 #include "unit.h"
-#include "../../init/buttonfsm.h"
+#include "../../init/lib/buttonfsm.h"
 
 #include <errno.h>
 

@@ -2,7 +2,7 @@
 /* The printf engine against the C library's printf, conversion by conversion. */
 #define UNIT_NAME "format"
 #include "unit.h"
-#include "../../init/format.h"
+#include "../../init/lib/format.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -2,7 +2,7 @@
 /* The userspace fs-verity digest against `fsverity digest` (fsverity-utils) and SHA-256 vectors. */
 #define UNIT_NAME "fsverity"
 #include "unit.h"
-#include "../../init/fsverity.h"
+#include "../../init/lib/fsverity.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
 #define _GNU_SOURCE /* O_PATH, nftw, unshare */
 #define UNIT_NAME "inroot"
 #include "unit.h"
-#include "../../init/inroot.h"
+#include "../../init/lib/inroot.h"
 
 #include <dirent.h>
 #include <errno.h>

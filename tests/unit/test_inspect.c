@@ -2,8 +2,8 @@
 /* Mount table and overlay option reading, JSON arrays. */
 #define UNIT_NAME "inspect"
 #include "unit.h"
-#include "../../init/inspect.h"
-#include "../../init/json.h"
+#include "../../init/lib/inspect.h"
+#include "../../init/lib/json.h"
 
 #include <errno.h>
 

@@ -2,7 +2,7 @@
 /* The layer manifest parser: good manifests, and each malformed line named by number. */
 #define UNIT_NAME "manifest"
 #include "unit.h"
-#include "../../init/manifest.h"
+#include "../../init/lib/manifest.h"
 
 #include <errno.h>
 

@@ -2,7 +2,7 @@
 /* Kernel command line parsing. */
 #define UNIT_NAME "opts"
 #include "unit.h"
-#include "../../init/opts.h"
+#include "../../init/lib/opts.h"
 
 #include <errno.h>
 

@@ -2,14 +2,14 @@
 /* /proc/mtd, module lists, overlay options, boot record and JSON reading. */
 #define UNIT_NAME "parsers"
 #include "unit.h"
-#include "../../init/bootrec.h"
-#include "../../init/flashid.h"
-#include "../../init/record.h"
-#include "../../init/json.h"
-#include "../../init/modules.h"
-#include "../../init/mtd.h"
-#include "../../init/ovl.h"
-#include "../../init/util.h"
+#include "../../init/lib/bootrec.h"
+#include "../../init/lib/flashid.h"
+#include "../../init/lib/record.h"
+#include "../../init/lib/json.h"
+#include "../../init/lib/modules.h"
+#include "../../init/lib/mtd.h"
+#include "../../init/lib/ovl.h"
+#include "../../init/lib/util.h"
 
 #include <errno.h>
 
@@ -73,7 +73,7 @@ static void ovl_options_escape_and_check(void)
 	char tiny[20];
 	CHECK(ovl_build_options(&s, tiny, sizeof(tiny)) == -ENAMETOOLONG);
 	struct ovl_spec data = { .lowers = { "/m" }, .n_lowers = 1, .datadir = "/d:x",
-				 .upper = "/u", .work = "/w", .extra = "verity=require" };
+				 .upper = "/u", .work = "/w", .flags = (const char *const[]){ "verity=require", NULL } };
 	CHECK(ovl_build_options(&data, buf, sizeof(buf)) > 0);
 	CHECK_STR(buf, "lowerdir=/m::/d\\:x,upperdir=/u,workdir=/w,verity=require");
 	struct ovl_spec ro_one = { .lowers = { "/l" }, .n_lowers = 1 };

@@ -2,8 +2,8 @@
 /* Reset/revert requests, path rules, keep lists and the generation state. */
 #define UNIT_NAME "request"
 #include "unit.h"
-#include "../../init/lowers.h"
-#include "../../init/request.h"
+#include "../../init/lib/lowers.h"
+#include "../../init/lib/request.h"
 
 #include <errno.h>
 

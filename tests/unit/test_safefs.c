@@ -7,7 +7,7 @@
 #define _GNU_SOURCE /* unshare, nftw */
 #define UNIT_NAME "safefs"
 #include "unit.h"
-#include "../../init/safefs.h"
+#include "../../init/lib/safefs.h"
 
 #include <dirent.h>
 #include <errno.h>

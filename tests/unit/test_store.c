@@ -6,8 +6,8 @@
  */
 #define UNIT_NAME "store"
 #include "unit.h"
-#include "../../init/safefs.h"
-#include "../../init/store.h"
+#include "../../init/lib/safefs.h"
+#include "../../init/lib/store.h"
 
 #include <dirent.h>
 #include <errno.h>

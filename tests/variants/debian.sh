@@ -25,6 +25,7 @@ mkdir -p "$cache"
 shopt -s nullglob
 deb_of() { local d=("$cache/${1}_"*"_$arch.deb" "$cache/${1}_"*"_all.deb"); echo "${d[@]: -1}"; }
 # architecture-independent packages are named without an architecture
+# shellcheck disable=SC2086 # a list of package names
 all=$(apt-cache show --no-all-versions $pkgs 2>/dev/null |
 	awk '/^Package:/ { p = $2 } /^Architecture: all/ { print p }' | sort -u)
 missing=""

@@ -9,7 +9,8 @@
 #include "log.h"
 #include "request.h"
 #include "safefs.h"
-#include "strata.h"
+#include "boot.h"
+#include "cmd.h"
 #include "util.h"
 
 #include <dirent.h>

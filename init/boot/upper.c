@@ -5,7 +5,7 @@
 #include "mtd_abi.h"
 #include "log.h"
 #include "safefs.h"
-#include "strata.h"
+#include "boot.h"
 #include "util.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Layer measurement, the fs-verity object store, the overlay mount. */
+/* Layer measurement and the fs-verity object store. */
 #include "fsverity.h"
 #include "safefs.h"
 #include "store.h"
@@ -214,85 +214,4 @@ int store_enable_verity(const char *data_dir, const char *store, const char *sta
 	}
 	close(base);
 	return err < 0 ? err : st->failed ? -EIO : 0;
-}
-
-/* The new mount API (Linux 5.2; "lowerdir+"/"datadir+" since 6.8). */
-#ifndef FSCONFIG_SET_STRING
-#define FSCONFIG_SET_FLAG 0
-#define FSCONFIG_SET_STRING 1
-#define FSCONFIG_CMD_CREATE 6
-#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
-#define MOUNT_ATTR_NOATIME 0x00000010
-#endif
-
-static int fsconfig_str(int fd, const char *key, const char *value)
-{
-	return syscall(SYS_fsconfig, fd, value ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, key,
-		       value, 0) < 0
-		       ? -errno
-		       : 0;
-}
-
-/* The kernel's own words on a failed fsconfig: "e overlay: ..." lines of the context. */
-static void context_message(int fd, char *msg, size_t len)
-{
-	char line[256];
-	ssize_t n;
-	msg[0] = '\0';
-	while ((n = read(fd, line, sizeof(line) - 1)) > 0) {
-		line[n] = '\0';
-		snprintf(msg, len, "%s", line);
-	}
-}
-
-int ovl_mount_api(const struct ovl_spec *spec, const char *const *flags, const char *target,
-		  char *msg, size_t len)
-{
-	msg[0] = '\0';
-	int fd = (int)syscall(SYS_fsopen, "overlay", 1 /* FSOPEN_CLOEXEC */);
-	if (fd < 0)
-		return -errno;
-	int r = 0;
-	for (size_t i = 0; i < spec->n_lowers && r == 0; i++)
-		r = fsconfig_str(fd, "lowerdir+", spec->lowers[i]);
-	/* overlayfs before 6.8 does not know "lowerdir+": the API is there, the key is not */
-	if (r == -EINVAL && spec->n_lowers && fsconfig_str(fd, "lowerdir", spec->lowers[0]) == 0) {
-		snprintf(msg, len, "overlayfs does not know \"lowerdir+\"");
-		close(fd);
-		return -ENOSYS;
-	}
-	if (r == 0 && spec->datadir)
-		r = fsconfig_str(fd, "datadir+", spec->datadir);
-	if (r == 0 && spec->upper)
-		r = fsconfig_str(fd, "upperdir", spec->upper);
-	if (r == 0 && spec->work)
-		r = fsconfig_str(fd, "workdir", spec->work);
-	for (size_t i = 0; flags && flags[i] && r == 0; i++) {
-		char key[32];
-		const char *eq = strchr(flags[i], '=');
-		size_t k = eq ? (size_t)(eq - flags[i]) : strlen(flags[i]);
-		if (k >= sizeof(key)) {
-			r = -EINVAL;
-			break;
-		}
-		memcpy(key, flags[i], k);
-		key[k] = '\0';
-		r = fsconfig_str(fd, key, eq ? eq + 1 : NULL);
-	}
-	if (r == 0 && syscall(SYS_fsconfig, fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		r = -errno;
-	int mfd = -1;
-	if (r == 0 && (mfd = (int)syscall(SYS_fsmount, fd, 1 /* FSMOUNT_CLOEXEC */,
-					    MOUNT_ATTR_NOATIME)) < 0)
-		r = -errno;
-	if (r == 0 && syscall(SYS_move_mount, mfd, "", AT_FDCWD, target,
-			      MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		r = -errno;
-	if (r < 0)
-		context_message(fd, msg, len);
-	if (mfd >= 0)
-		close(mfd);
-	close(fd);
-	/* -ENOSYS is kept for "no such API" (above) */
-	return r == -ENOSYS ? -EINVAL : r;
 }

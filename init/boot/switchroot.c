@@ -3,7 +3,7 @@
 #define _GNU_SOURCE /* O_PATH */
 #include "inroot.h"
 #include "log.h"
-#include "strata.h"
+#include "boot.h"
 #include "util.h"
 
 #include <errno.h>

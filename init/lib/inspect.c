@@ -2,7 +2,7 @@
 /* The stack as the running system sees it: mount table, uppers, lowers. For the runtime tool. */
 #include "inspect.h"
 #include "json.h"
-#include "strata.h"
+#include "paths.h"
 #include "util.h"
 
 #include <errno.h>

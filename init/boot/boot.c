@@ -7,7 +7,7 @@
 #include "request.h"
 #include "safefs.h"
 #include "store.h"
-#include "strata.h"
+#include "boot.h"
 #include "util.h"
 
 #include <errno.h>
@@ -146,11 +146,11 @@ static void sleep_ms(long ms)
 }
 
 /*
- * Why a partition or volume is missing, with the names there are: the reason
- * the phase that decides logs, once. key: the command line key that selects
- * another, NULL for add-ons.
+ * Why a partition or volume is missing (err -ENOENT) or unusable, with the
+ * names there are: the reason the phase that decides logs, once. key: the
+ * command line key that selects another, NULL for add-ons.
  */
-static void not_found(char *why, size_t len, const char *what, const char *name,
+static void not_found(char *why, size_t len, const char *what, const char *name, int err,
 		      unsigned waited_ms, const char *key)
 {
 	char names[512], after[32] = "", hint[48] = "";
@@ -159,8 +159,9 @@ static void not_found(char *why, size_t len, const char *what, const char *name,
 		snprintf(after, sizeof(after), " after %u ms", waited_ms);
 	if (key)
 		snprintf(hint, sizeof(hint), " (strata.%s= selects another)", key);
-	snprintf(why, len, "%s '%s' not found%s%s; %s found: %s%s", what, name, flash->where, after,
-		 flash->table, names, hint);
+	snprintf(why, len, "%s '%s' %s%s%s; %s found: %s%s", what, name,
+		 err == -ENOENT ? "not found" : "cannot be set up: ",
+		 err == -ENOENT ? flash->where : strerror(-err), after, flash->table, names, hint);
 }
 
 /* Looks name up until it is there or the deadline passes (the flash may still be probing). */
@@ -175,37 +176,26 @@ static int wait_for(int (*lookup)(const char *, char *, size_t), const char *nam
 	}
 }
 
-static int upper_lookup(const char *name, char *dev, size_t len)
-{
-	struct data_source ds = { 0 };
-	(void)dev, (void)len;
-	return flash->upper(name, 100, &ds);
-}
-
 /*
  * An upper's partition or volume (created in the free space on flash that
  * creates them). Returns 0, or -ENODEV (missing) or another -errno with why.
  */
-static int find_upper(struct strata_ctx *ctx, const char *role, const char *name, unsigned percent,
-		      uint64_t deadline, struct data_source *ds, char *why, size_t len)
+static int find_upper(const char *role, const char *name, unsigned percent, uint64_t deadline,
+		      struct data_source *ds, char *why, size_t len)
 {
 	char what[32];
 	snprintf(what, sizeof(what), "%s %s", role, flash->unit);
-	if (!flash->creates_upper && wait_for(upper_lookup, name, NULL, 0, deadline) == -ENOENT) {
-		not_found(why, len, what, name, 0, role);
-		return -ENODEV;
+	/* where uppers are partitions, a lower's lookup finds them too */
+	int r = flash->creates_upper ? 0 : wait_for(flash->lower, name, ds->dev, sizeof(ds->dev),
+						     deadline);
+	if (r == 0) {
+		ds->fstype = flash->fstype;
+		snprintf(ds->name, sizeof(ds->name), "%s", name);
+		r = flash->upper(name, percent, ds);
 	}
-	ds->fstype = flash->fstype;
-	snprintf(ds->name, sizeof(ds->name), "%s", name);
-	int r = flash->upper(name, percent, ds);
-	if (r < 0) {
-		char names[512];
-		flash->names(names, sizeof(names));
-		snprintf(why, len, "cannot set up %s '%s': %s; %s found: %s", what, name,
-			 strerror(-r), flash->table, names);
-	}
-	(void)ctx;
-	return r;
+	if (r < 0)
+		not_found(why, len, what, name, r, 0, role);
+	return r == -ENOENT ? -ENODEV : r;
 }
 
 /*
@@ -228,7 +218,7 @@ static int find_partitions(struct strata_ctx *ctx, struct data_source *data,
 		      base->name, flash->where, ctx->opts.rootwait_ms);
 	if (r < 0) {
 		snprintf(what, sizeof(what), "root %s", flash->unit);
-		not_found(why, len, what, base->name, ctx->opts.rootwait_ms, "root");
+		not_found(why, len, what, base->name, r, ctx->opts.rootwait_ms, "root");
 		fatal(ctx, "%s", why);
 	}
 	for (size_t i = 0; i + 1 < ctx->n_lowers; i++) {
@@ -236,10 +226,7 @@ static int find_partitions(struct strata_ctx *ctx, struct data_source *data,
 		if ((r = flash->lower(l->name, l->dev, sizeof(l->dev))) == 0)
 			continue;
 		l->dev[0] = '\0';
-		if (r == -ENOENT)
-			not_found(why, len, "add-on layer", l->name, 0, NULL);
-		else
-			snprintf(why, len, "add-on layer '%s': %s", l->name, strerror(-r));
+		not_found(why, len, "add-on layer", l->name, r, 0, NULL);
 		if (!l->optional)
 			fatal(ctx, "%s", why);
 		log_warn("optional %s; booting without it", why);
@@ -247,9 +234,9 @@ static int find_partitions(struct strata_ctx *ctx, struct data_source *data,
 	why[0] = '\0';
 	/* with a separate user volume the free space is shared out */
 	unsigned percent = ctx->user_separate ? 100 - CONFIG_STRATA_USER_PART_PERCENT : 100;
-	r = find_upper(ctx, "data", ctx->opts.data_part, percent, deadline, data, why, len);
+	r = find_upper("data", ctx->opts.data_part, percent, deadline, data, why, len);
 	if (r == 0 && ctx->user_separate)
-		r = find_upper(ctx, "user", ctx->opts.user_part, 100, deadline, user, why, len);
+		r = find_upper("user", ctx->opts.user_part, 100, deadline, user, why, len);
 	return r;
 }
 
@@ -320,117 +307,6 @@ static void plan_lowers(struct strata_ctx *ctx)
 	memset(base, 0, sizeof(*base));
 	snprintf(base->name, sizeof(base->name), "%s", ctx->opts.root_part);
 	ctx->n_lowers = (size_t)n + 1;
-}
-
-/* The base root is lower/0 (/rom), add-on N (top first) lower/N. */
-static __attribute__((warn_unused_result)) int lower_dir(const struct strata_ctx *ctx, size_t i,
-							  char *dir, size_t len)
-{
-	return xsnprintf(dir, len, STRATA_LOWER_DIR "/%zu", i + 1 == ctx->n_lowers ? 0 : i + 1);
-}
-
-static void mount_lowers(struct strata_ctx *ctx)
-{
-	for (size_t i = 0; i < ctx->n_lowers; i++) {
-		struct lower_layer *l = &ctx->lowers[i];
-		char dir[64];
-		if (!l->dev[0])
-			continue;
-		if (lower_dir(ctx, i, dir, sizeof(dir)) < 0 || mkdir_p(dir, 0755) < 0 ||
-		    mount(l->dev, dir, "squashfs", MS_RDONLY | MS_NODEV | MS_NOSUID, NULL) < 0) {
-			if (!l->optional)
-				fatal(ctx, "cannot mount squashfs lower '%s' (%s) on %s: %m", l->name,
-				      l->dev, dir);
-			log_warn("cannot mount optional add-on layer '%s' (%s) on %s: %m; booting "
-				 "without it", l->name, l->dev, dir);
-			continue;
-		}
-		l->mounted = true;
-		bootrec_add_layer(&ctx->rec, "lower", l->dev, "squashfs", dir, "mounted");
-		bootrec_name_layer(&ctx->rec, l->name);
-		log_info("lower '%s' (%s, squashfs) on %s", l->name, l->dev, dir);
-	}
-}
-
-/* verity=require implies metacopy=on; redirects into the data-only layer are followed */
-static const char *const store_flags[] = { "metacopy=on", "verity=require", NULL };
-
-/*
- * The new mount API takes each layer as its own parameter (no escaping, no
- * page-size limit on the option string); kernels without it get mount(2)
- * with the same layers in one string ("::" before a data-only layer).
- */
-static void mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, const char *target)
-{
-	char opts[1024], msg[256];
-	if (mkdir_p(target, 0755) < 0)
-		fatal(ctx, "cannot create %s: %m", target);
-	int r = -ENOSYS;
-	if (ctx->opts.legacy_mount)
-		snprintf(msg, sizeof(msg), "strata.mountapi=legacy");
-	else
-		r = ovl_mount_api(spec, spec->datadir ? store_flags : NULL, target, msg, sizeof(msg));
-	if (r == 0) {
-		log_debug("overlay on %s (fsopen): %zu lower(s)%s%s", target, spec->n_lowers,
-			  spec->datadir ? ", data-only " : "", spec->datadir ? spec->datadir : "");
-	} else {
-		if (r != -ENOSYS)
-			fatal(ctx, "cannot mount the overlay on %s: %s%s%s", target, strerror(-r),
-			      msg[0] ? ": " : "", msg);
-		log_warn("overlay on %s: no new mount API (%s); using mount(2)", target,
-			 msg[0] ? msg : "fsopen: ENOSYS");
-		r = ovl_build_options(spec, opts, sizeof(opts));
-		if (r < 0)
-			fatal(ctx, "cannot build overlay options for %s: %s", target, strerror(-r));
-		if (mount("overlay", target, "overlay", MS_NOATIME, opts) < 0)
-			fatal(ctx, "cannot mount the overlay on %s (%s): %m", target, opts);
-		log_debug("overlay on %s: %s", target, opts);
-	}
-	/* overlayfs falls back to read-only when it cannot create work/work (ENOSPC) */
-	struct statvfs sv;
-	if (statvfs(target, &sv) == 0 && (sv.f_flag & ST_RDONLY))
-		log_error("overlay on %s is READ-ONLY: overlayfs could not create its work "
-			  "directory in %s (is the upper full?)", target, spec->work);
-}
-
-/*
- * lowers -> system overlay (system upper) -> user overlay (user upper): two
- * levels, the kernel's FILESYSTEM_MAX_STACK_DEPTH (a deeper strata.stack= or
- * CONFIG_STRATA_STACK is refused before this), or the system overlay alone.
- * The system overlay stays mounted read-write at /run/strata/system for
- * provisioning.
- */
-static void mount_layers(struct strata_ctx *ctx)
-{
-	char dirs[LOWERS_MAX][64];
-	struct ovl_spec system = { .upper = ctx->system_upper, .work = ctx->system_work };
-	for (size_t i = 0; i < ctx->n_lowers; i++) {
-		if (!ctx->lowers[i].mounted)
-			continue;
-		if (lower_dir(ctx, i, dirs[system.n_lowers], sizeof(dirs[0])) < 0)
-			fatal(ctx, "lower directory of '%s': name too long", ctx->lowers[i].name);
-		system.lowers[system.n_lowers] = dirs[system.n_lowers];
-		system.n_lowers++;
-	}
-	/* data-only layers live inside the system overlay: depth stays 2 */
-	if (CONFIG_STRATA_STORE_DIR[0]) {
-		system.datadir = STRATA_STORE;
-		system.extra = "metacopy=on,verity=require"; /* the mount(2) fallback's */
-	}
-	mount_overlay(ctx, &system, STRATA_SYSTEM_DIR);
-	bootrec_add_layer(&ctx->rec, "system", "overlay", "overlay", STRATA_SYSTEM_DIR, "mounted");
-	if (ctx->opts.stack_levels == 1) {
-		/* one level: the root is the system overlay itself, still reachable there too */
-		if (mkdir_p(STRATA_NEWROOT, 0755) < 0 ||
-		    mount(STRATA_SYSTEM_DIR, STRATA_NEWROOT, NULL, MS_BIND, NULL) < 0)
-			fatal(ctx, "cannot bind the system overlay to %s: %m", STRATA_NEWROOT);
-		bootrec_add_layer(&ctx->rec, "root", "overlay", "overlay", "/", "system");
-		return;
-	}
-	struct ovl_spec user = { .lowers = { STRATA_SYSTEM_DIR }, .n_lowers = 1,
-				 .upper = ctx->user_upper, .work = ctx->user_work };
-	mount_overlay(ctx, &user, STRATA_NEWROOT);
-	bootrec_add_layer(&ctx->rec, "root", "overlay", "overlay", "/", "mounted");
 }
 
 void boot_main(struct strata_ctx *ctx)

@@ -8,7 +8,8 @@
 #include "json.h"
 #include "request.h"
 #include "safefs.h"
-#include "strata.h"
+#include "cmd.h"
+#include "paths.h"
 #include "util.h"
 
 #include <errno.h>

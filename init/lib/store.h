@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Layer measurement, the fs-verity object store, the overlay mount. */
+/* Layer measurement and the fs-verity object store. */
 #ifndef STRATA_STORE_H
 #define STRATA_STORE_H
 
 #include "fsverity.h"
-#include "ovl.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,14 +40,5 @@ struct store_stats {
 int store_enable_verity(const char *data_dir, const char *store, const char *stamp,
 			const char *key, struct store_stats *st, char *failed, size_t len,
 			char *stray, size_t stray_len);
-
-/*
- * Mounts an overlay on target with fsopen/fsconfig/fsmount/move_mount: one
- * "lowerdir+" per lower, "datadir+", upperdir, workdir, then flags ("key" or
- * "key=value"). -ENOSYS: no new mount API for overlayfs on this kernel (the
- * caller falls back to mount(2)); other -errno with the kernel's message in msg.
- */
-int ovl_mount_api(const struct ovl_spec *spec, const char *const *flags, const char *target,
-		  char *msg, size_t len);
 
 #endif

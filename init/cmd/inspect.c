@@ -8,7 +8,8 @@
 #include "json.h"
 #include "request.h"
 #include "store.h"
-#include "strata.h"
+#include "cmd.h"
+#include "paths.h"
 #include "strbuf.h"
 #include "util.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* What PID 1 does when it cannot go on: emergency shell, hang or reboot. It never exits. */
 #include "log.h"
-#include "strata.h"
+#include "boot.h"
 #include "util.h"
 
 #include <errno.h>

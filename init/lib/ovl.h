@@ -13,11 +13,11 @@ struct ovl_spec {
 	const char *datadir; /* data-only lower layer (below the lowers), may be NULL */
 	const char *upper; /* NULL: read-only overlay */
 	const char *work;
-	const char *extra; /* further options, may be NULL */
+	const char *const *flags; /* further options "key" or "key=value", NULL-terminated; may be NULL */
 };
 
 /*
- * Writes "lowerdir=A:B[::D],upperdir=U,workdir=W[,extra]" with ':' ',' and
+ * Writes "lowerdir=A:B[::D],upperdir=U,workdir=W[,flag]..." with ':' ',' and
  * '\' in paths escaped (D: the data-only layer). Returns the length, -EINVAL for an incomplete spec,
  * -ENAMETOOLONG when buf is too small.
  */

@@ -2,7 +2,7 @@
 /* Layers measured against the manifest in the initramfs before they are mounted. */
 #include "log.h"
 #include "store.h"
-#include "strata.h"
+#include "boot.h"
 #include "util.h"
 
 #include <errno.h>

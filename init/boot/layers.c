@@ -21,7 +21,7 @@
 #include "log.h"
 #include "request.h"
 #include "safefs.h"
-#include "strata.h"
+#include "boot.h"
 #include "util.h"
 
 #include <dirent.h>

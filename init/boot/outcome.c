@@ -3,7 +3,7 @@
 #include "log.h"
 #include "flash.h"
 #include "record.h"
-#include "strata.h"
+#include "boot.h"
 #include "util.h"
 
 #include <errno.h>

@@ -49,9 +49,9 @@ int ovl_build_options(const struct ovl_spec *spec, char *buf, size_t len)
 		strbuf_puts(&sb, ",workdir=");
 		put_path(&sb, spec->work);
 	}
-	if (spec->extra && spec->extra[0]) {
+	for (size_t i = 0; spec->flags && spec->flags[i]; i++) {
 		strbuf_putc(&sb, ',');
-		strbuf_puts(&sb, spec->extra);
+		strbuf_puts(&sb, spec->flags[i]);
 	}
 	return strbuf_result(&sb);
 }

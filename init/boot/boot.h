@@ -1,32 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The boot context passed through every phase, and the phase entry points. */
-#ifndef STRATA_H
-#define STRATA_H
+/* PID 1: the boot context passed through every phase, and the phase entry points. */
+#ifndef STRATA_BOOT_H
+#define STRATA_BOOT_H
 
 #include "bootrec.h"
 #include "flash.h"
 #include "lowers.h"
 #include "manifest.h"
 #include "opts.h"
+#include "paths.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#define STRATA_RUN_DIR "/run/strata"
-#define STRATA_BOOT_RECORD STRATA_RUN_DIR "/boot.json"
-#define STRATA_LOWER_DIR STRATA_RUN_DIR "/lower"
-#define STRATA_DATA_DIR STRATA_RUN_DIR "/data"
-#define STRATA_STORE STRATA_DATA_DIR "/" CONFIG_STRATA_STORE_DIR
-#define STRATA_USERDATA_DIR STRATA_RUN_DIR "/userdata"
-#define STRATA_SYSTEM_DIR STRATA_RUN_DIR "/system"
-#define STRATA_REQUEST_FILE STRATA_DATA_DIR "/strata.request"
-/* space held back on the data filesystem so that a reset can be recorded on a full flash */
-#define STRATA_RESERVE_NAME "strata.reserve"
-#define STRATA_NEWROOT "/newroot"
-#define STRATA_MODULE_LIST "/etc/strata/modules"
-#define STRATA_MODULE_DEPS "/etc/strata/modules.dep"
-#define STRATA_MODULE_DIR "/lib/modules"
 
 struct strata_ctx {
 	struct strata_opts opts;
@@ -51,6 +37,13 @@ void phase_begin(struct strata_ctx *ctx, const char *name);
 void phase_end(struct strata_ctx *ctx);
 /* Writes the boot record; failures are logged, never fatal. */
 void boot_record_write(struct strata_ctx *ctx);
+
+/* overlay.c: the squashfs lowers, then the overlays on them */
+void mount_lowers(struct strata_ctx *ctx);
+void mount_layers(struct strata_ctx *ctx);
+/* The directory lower i is mounted on: lower/0 the base root, lower/N add-on N (top first). */
+__attribute__((warn_unused_result)) int lower_dir(const struct strata_ctx *ctx, size_t i,
+						  char *dir, size_t len);
 
 /* upper.c: the writable flash layer */
 /* Returns 0, or -errno with reason filled; the caller applies the policy. */
@@ -107,16 +100,5 @@ __attribute__((noreturn)) void emergency_shell_or_hang(const char *reason);
 
 /* button.c: the reset button held at power-on; returns the enum req_kind it selects */
 int button_at_boot(struct strata_ctx *ctx);
-
-/* runtime commands (cmd_*.c); argv[0] is the command name */
-int cmd_status(int argc, char **argv);
-int cmd_reset(int argc, char **argv);
-int cmd_revert(int argc, char **argv);
-int cmd_layers(int argc, char **argv);
-int cmd_which(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
-int cmd_analyze(int argc, char **argv);
-int cmd_button(int argc, char **argv);
-int cmd_button_event(int argc, char **argv);
 
 #endif

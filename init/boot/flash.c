@@ -25,12 +25,18 @@ static int ok(int r)
 
 /* ---- MTD partitions (/proc/mtd) ---------------------------------------------------- */
 
-static int mtd_lookup(const char *name, struct mtd_part *part)
+static const char *mtd_table(void)
 {
 	static char text[4096];
 	if (read_file("/proc/mtd", text, sizeof(text)) < 0)
 		text[0] = '\0';
-	return mtd_find(text, name, part);
+	return text;
+}
+
+static int mtd_lookup(const char *name, struct mtd_part *part)
+{
+	memset(part, 0, sizeof(*part));
+	return mtd_find(mtd_table(), name, part);
 }
 
 static int mtd_lower(const char *name, char *dev, size_t len)
@@ -64,10 +70,7 @@ static int mtd_upper(const char *name, unsigned percent, struct data_source *ds)
 
 static void mtd_names(char *buf, size_t len)
 {
-	static char text[4096];
-	if (read_file("/proc/mtd", text, sizeof(text)) < 0)
-		text[0] = '\0';
-	mtd_list_names(text, buf, len);
+	mtd_list_names(mtd_table(), buf, len);
 }
 
 /* ---- UBI volumes on ubi0 (the board's ubi module parameters attach it) ------------- */

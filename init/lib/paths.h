@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Where the init leaves the assembled stack and what it reads: the paths the commands share. */
+#ifndef STRATA_PATHS_H
+#define STRATA_PATHS_H
+
+#define STRATA_RUN_DIR "/run/strata"
+#define STRATA_BOOT_RECORD STRATA_RUN_DIR "/boot.json"
+#define STRATA_LOWER_DIR STRATA_RUN_DIR "/lower"
+#define STRATA_DATA_DIR STRATA_RUN_DIR "/data"
+#define STRATA_STORE STRATA_DATA_DIR "/" CONFIG_STRATA_STORE_DIR
+#define STRATA_USERDATA_DIR STRATA_RUN_DIR "/userdata"
+#define STRATA_SYSTEM_DIR STRATA_RUN_DIR "/system"
+#define STRATA_REQUEST_FILE STRATA_DATA_DIR "/strata.request"
+/* space held back on the data filesystem so that a reset can be recorded on a full flash */
+#define STRATA_RESERVE_NAME "strata.reserve"
+#define STRATA_NEWROOT "/newroot"
+#define STRATA_MODULE_LIST "/etc/strata/modules"
+#define STRATA_MODULE_DEPS "/etc/strata/modules.dep"
+#define STRATA_MODULE_DIR "/lib/modules"
+
+#endif
