@@ -16,17 +16,17 @@ static const struct command {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } commands[] = {
-	{ "status", cmd_status, "how this boot assembled the root" },
-	{ "reset", cmd_reset, "drop the user layer or both layers at the next boot" },
-	{ "revert", cmd_revert, "drop single paths from a layer at the next boot" },
-	{ "layers", cmd_layers, "the layers behind / and the system overlay" },
-	{ "which", cmd_which, "which layer provides a path" },
-	{ "diff", cmd_diff, "what an upper changes against the layers below" },
-	{ "analyze", cmd_analyze, "this boot's phases as a table or an SVG" },
-	{ "button", cmd_button, "reset button daemon: hold times select a reset" },
-	{ "button-event", cmd_button_event, "OpenWrt hotplug button event (BUTTON, ACTION, SEEN)" },
-	{ "firstboot", cmd_reset, "OpenWrt name: reset --full" },
-	{ "factoryreset", cmd_reset, "OpenWrt name: reset --full" },
+    {"status", cmd_status, "how this boot assembled the root"},
+    {"reset", cmd_reset, "drop the user layer or both layers at the next boot"},
+    {"revert", cmd_revert, "drop single paths from a layer at the next boot"},
+    {"layers", cmd_layers, "the layers behind / and the system overlay"},
+    {"which", cmd_which, "which layer provides a path"},
+    {"diff", cmd_diff, "what an upper changes against the layers below"},
+    {"analyze", cmd_analyze, "this boot's phases as a table or an SVG"},
+    {"button", cmd_button, "reset button daemon: hold times select a reset"},
+    {"button-event", cmd_button_event, "OpenWrt hotplug button event (BUTTON, ACTION, SEEN)"},
+    {"firstboot", cmd_reset, "OpenWrt name: reset --full"},
+    {"factoryreset", cmd_reset, "OpenWrt name: reset --full"},
 };
 
 /*
@@ -41,9 +41,10 @@ static void refuse_unless_initramfs(void)
 	if (r == 0)
 		return;
 	if (r == -EINVAL)
-		log_error("'/' is not an initramfs (filesystem type 0x%llx); refusing to run as the "
-			  "boot init, it would free the running root",
-			  (unsigned long long)fstype);
+		log_error(
+		    "'/' is not an initramfs (filesystem type 0x%llx); refusing to run as the "
+		    "boot init, it would free the running root",
+		    (unsigned long long)fstype);
 	else
 		log_error_errno(r, "cannot statfs '/' (%m); refusing to run as the boot init, it "
 				   "could free the running root");
@@ -56,8 +57,7 @@ static void usage(FILE *out)
 	fputs("usage: strata COMMAND [ARGS...]\n\ncommands:\n", out);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].help);
-	fputs("\nAs PID 1 in an initramfs, strata assembles the root and switches into it.\n",
-	      out);
+	fputs("\nAs PID 1 in an initramfs, strata assembles the root and switches into it.\n", out);
 }
 
 int main(int argc, char **argv)

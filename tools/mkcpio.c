@@ -42,9 +42,10 @@ static void header(const char *name, unsigned mode, unsigned uid, unsigned gid, 
 	char hdr[160];
 	const char *n = name[0] == '/' ? name + 1 : name;
 	/* newc fields are 32 bits; every value here is checked or small */
-	int len = snprintf(hdr, sizeof(hdr), "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
-			   (unsigned)ino++, mode, uid, gid, 1u, (unsigned)mtime, (unsigned)size, 0u,
-			   0u, maj, min, (unsigned)strlen(n) + 1, 0u);
+	int len =
+	    snprintf(hdr, sizeof(hdr), "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
+		     (unsigned)ino++, mode, uid, gid, 1u, (unsigned)mtime, (unsigned)size, 0u, 0u,
+		     maj, min, (unsigned)strlen(n) + 1, 0u);
 	if (len != 110 || size > 0xffffffffUL) {
 		fprintf(stderr, "mkcpio: entry '%s' does not fit the newc format\n", name);
 		exit(1);
@@ -117,11 +118,10 @@ int main(int argc, char **argv)
 			   sscanf(line, "%*s %1023s %o %u %u %c %u %u", name, &mode, &uid, &gid,
 				  &devtype, &maj, &min) == 7 &&
 			   (devtype == 'c' || devtype == 'b')) {
-			header(name, (devtype == 'c' ? S_IFCHR : S_IFBLK) | mode, uid, gid, 0,
-			       maj, min);
-		} else if (strcmp(type, "slink") == 0 &&
-			   sscanf(line, "%*s %1023s %2047s %o %u %u", name, a, &mode, &uid, &gid) ==
-				   5) {
+			header(name, (devtype == 'c' ? S_IFCHR : S_IFBLK) | mode, uid, gid, 0, maj,
+			       min);
+		} else if (strcmp(type, "slink") == 0 && sscanf(line, "%*s %1023s %2047s %o %u %u",
+								name, a, &mode, &uid, &gid) == 5) {
 			header(name, S_IFLNK | mode, uid, gid, (unsigned long)strlen(a), 0, 0);
 			out(a, strlen(a));
 			pad4();

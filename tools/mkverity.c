@@ -97,7 +97,7 @@ static int read_cb(void *fd, void *buf, size_t count)
 
 static void file_digest(int fd, const char *path, uint64_t size, uint8_t out[DIGEST_SIZE])
 {
-	struct libfsverity_merkle_tree_params params = { 0 };
+	struct libfsverity_merkle_tree_params params = {0};
 	struct libfsverity_digest *d = NULL;
 	params.version = 1;
 	params.hash_algorithm = ALG_SHA256;
@@ -159,8 +159,7 @@ static void copy_xattrs(const char *src, const char *dst)
 			    names_v[i]);
 		ssize_t vl = lgetxattr(src, names_v[i], value, sizeof(value));
 		if (vl < 0 || lsetxattr(dst, names_v[i], value, (size_t)vl, 0) < 0)
-			die("cannot copy xattr '%s' of '%s': %s", names_v[i], src,
-			    strerror(errno));
+			die("cannot copy xattr '%s' of '%s': %s", names_v[i], src, strerror(errno));
 	}
 	free(names);
 }
@@ -210,7 +209,7 @@ static void store_object(struct state *st, int fd, const char *src, const struct
 	copy_data(fd, src, tmp);
 	if (lchown(tmp, 0, 0) < 0 || chmod(tmp, 0444) < 0)
 		die("cannot set the owner and mode of '%s': %s", tmp, strerror(errno));
-	struct stat zero = { 0 };
+	struct stat zero = {0};
 	set_times(st, tmp, &zero);
 	if (rename(tmp, obj) < 0)
 		die("cannot rename '%s': %s", tmp, strerror(errno));
@@ -234,7 +233,7 @@ static void regular_file(struct state *st, const char *src, const char *dst, con
 			if (!st->links)
 				die("out of memory");
 		}
-		st->links[st->n_links++] = (struct link_seen){ sb->st_dev, sb->st_ino, strdup(dst) };
+		st->links[st->n_links++] = (struct link_seen){sb->st_dev, sb->st_ino, strdup(dst)};
 	}
 	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (out < 0)
@@ -243,7 +242,7 @@ static void regular_file(struct state *st, const char *src, const char *dst, con
 		uint8_t digest[DIGEST_SIZE];
 		char redirect[2 * DIGEST_SIZE + 3];
 		/* struct ovl_metacopy: version, len, flags, digest_algo, digest */
-		unsigned char metacopy[4 + DIGEST_SIZE] = { 0, sizeof(metacopy), 0, ALG_SHA256 };
+		unsigned char metacopy[4 + DIGEST_SIZE] = {0, sizeof(metacopy), 0, ALG_SHA256};
 		int in = open(src, O_RDONLY | O_CLOEXEC);
 		if (in < 0)
 			die("cannot open '%s': %s", src, strerror(errno));
@@ -336,7 +335,7 @@ static void walk(struct state *st, const char *src, const char *dst)
 
 static int cmd_tree(int argc, char **argv)
 {
-	struct state st = { 0 };
+	struct state st = {0};
 	bool quiet = argc > 1 && !strcmp(argv[1], "-q");
 	if (quiet) {
 		argc--;
@@ -384,8 +383,9 @@ static int cmd_tree(int argc, char **argv)
 		free(st.links[i].meta);
 	free(st.links);
 	if (!quiet)
-		fprintf(stderr, "%smkverity: %lu regular files, %lu objects (%lu duplicates), "
-				"%llu bytes in the store, %lu other entries\n",
+		fprintf(stderr,
+			"%smkverity: %lu regular files, %lu objects (%lu duplicates), "
+			"%llu bytes in the store, %lu other entries\n",
 			st.progress ? "\r" : "", st.files, st.objects, st.shared, st.store_bytes,
 			st.others);
 	return 0;

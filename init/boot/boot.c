@@ -29,10 +29,10 @@ struct api_mount {
 
 /* what PID 1 mounts before anything else; /run holds the boot record */
 static const struct api_mount api_mounts[] = {
-	{ "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
-	{ "sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
-	{ "devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755" },
-	{ "tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=10%" },
+    {"proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL},
+    {"sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL},
+    {"devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755"},
+    {"tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=10%"},
 };
 
 void phase_begin(struct strata_ctx *ctx, const char *name)
@@ -141,7 +141,7 @@ static void load_modules(struct strata_ctx *ctx)
 
 static void sleep_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
 	nanosleep(&ts, NULL);
 }
 
@@ -186,8 +186,9 @@ static int find_upper(const char *role, const char *name, unsigned percent, uint
 	char what[32];
 	snprintf(what, sizeof(what), "%s %s", role, flash->unit);
 	/* where uppers are partitions, a lower's lookup finds them too */
-	int r = flash->creates_upper ? 0 : wait_for(flash->lower, name, ds->dev, sizeof(ds->dev),
-						     deadline);
+	int r = flash->creates_upper
+		    ? 0
+		    : wait_for(flash->lower, name, ds->dev, sizeof(ds->dev), deadline);
 	if (r == 0) {
 		ds->fstype = flash->fstype;
 		snprintf(ds->name, sizeof(ds->name), "%s", name);
@@ -211,7 +212,8 @@ static int find_partitions(struct strata_ctx *ctx, struct data_source *data,
 	char what[32];
 	int r = wait_for(flash->lower, base->name, base->dev, sizeof(base->dev), deadline);
 	if (r == -EINVAL)
-		fatal(ctx, "the flash's partition table is malformed; cannot look up partition '%s'",
+		fatal(ctx,
+		      "the flash's partition table is malformed; cannot look up partition '%s'",
 		      base->name);
 	if (r == -ENODEV)
 		fatal(ctx, "root %s '%s'%s has no block device after %u ms", flash->unit,
@@ -261,8 +263,8 @@ static void store_prepare(struct strata_ctx *ctx, bool degraded)
 	uint64_t t0 = now_boottime_ns();
 	char stray[160] = "";
 	int r = store_enable_verity(STRATA_DATA_DIR, CONFIG_STRATA_STORE_DIR, "strata.verity",
-				    meta_hex[0] ? meta_hex : NULL, &st, failed, sizeof(failed), stray,
-				    sizeof(stray));
+				    meta_hex[0] ? meta_hex : NULL, &st, failed, sizeof(failed),
+				    stray, sizeof(stray));
 	unsigned long long ms = (now_boottime_ns() - t0) / 1000000u;
 	if (r == -EIO)
 		log_error("object store: cannot enable fs-verity on %u of %u objects (first: %s); "
@@ -273,7 +275,8 @@ static void store_prepare(struct strata_ctx *ctx, bool degraded)
 		      safe_strerror(r, st.found, why, sizeof(why)));
 	if (st.stray)
 		log_warn("object store: %u stray entr%s left alone, never opened (first: %s, %s)",
-			 st.stray, st.stray == 1 ? "y" : "ies", stray, safe_kind_name(st.stray_kind));
+			 st.stray, st.stray == 1 ? "y" : "ies", stray,
+			 safe_kind_name(st.stray_kind));
 	if (st.skipped)
 		log_info("object store: fs-verity already enabled for this metadata image");
 	else
@@ -296,10 +299,11 @@ static void plan_lowers(struct strata_ctx *ctx)
 	if (len >= 0) {
 		n = lowers_parse(text, ctx->lowers, LOWERS_MAX - 1, &bad);
 		if (n < 0)
-			fatal(ctx,
-			      "%s line %u: expected \"NAME [optional]\" (NAME of [a-z0-9_-], unique, "
-			      "at most %d add-ons)",
-			      STRATA_LOWERS_FILE, bad, LOWERS_MAX - 1);
+			fatal(
+			    ctx,
+			    "%s line %u: expected \"NAME [optional]\" (NAME of [a-z0-9_-], unique, "
+			    "at most %d add-ons)",
+			    STRATA_LOWERS_FILE, bad, LOWERS_MAX - 1);
 	} else if (len != -ENOENT) {
 		fatal(ctx, "cannot read %s: %s", STRATA_LOWERS_FILE, strerror((int)-len));
 	}
@@ -311,7 +315,7 @@ static void plan_lowers(struct strata_ctx *ctx)
 
 void boot_main(struct strata_ctx *ctx)
 {
-	struct data_source data = { 0 }, user = { 0 };
+	struct data_source data = {0}, user = {0};
 	char reason[256];
 
 	/* SIGCHLD stays default so waitpid works; PID 1 gets no default-fatal signals anyway */
@@ -369,14 +373,14 @@ void boot_main(struct strata_ctx *ctx)
 	 * collects garbage only when about an erase block plus 1% is dirty: what
 	 * it takes to record a request on a full flash. Elsewhere 64 KiB does.
 	 */
-	ctx->reserve_bytes = data.erasesize ? (2u * data.erasesize + data.size / 100 + 4095) & ~4095ull
-					    : 65536u;
+	ctx->reserve_bytes =
+	    data.erasesize ? (2u * data.erasesize + data.size / 100 + 4095) & ~4095ull : 65536u;
 	outcome_load(ctx);
 	mkdir_p(STRATA_DATA_DIR, 0755);
 	if (r == 0 &&
 	    ((r = upper_mount_flash(ctx, &data, STRATA_DATA_DIR, reason, sizeof(reason))) < 0 ||
-	     (ctx->user_separate &&
-	      (r = upper_mount_flash(ctx, &user, STRATA_USERDATA_DIR, reason, sizeof(reason))) < 0) ||
+	     (ctx->user_separate && (r = upper_mount_flash(ctx, &user, STRATA_USERDATA_DIR, reason,
+							   sizeof(reason))) < 0) ||
 	     (r = layers_prepare(ctx, false, data.name, reason, sizeof(reason))) < 0)) {
 		/* both uppers or neither: a degraded boot keeps everything in RAM */
 		umount2(STRATA_USERDATA_DIR, MNT_DETACH);

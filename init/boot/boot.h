@@ -24,11 +24,12 @@ struct strata_ctx {
 	unsigned powercut_steps; /* steps of applying a request so far (strata.powercut=N) */
 	struct lower_layer lowers[LOWERS_MAX]; /* the system overlay's lowers, top first */
 	size_t n_lowers;
-	bool user_separate; /* the user layer is on its own partition/volume (CONFIG_STRATA_USER_PART) */
+	bool user_separate;	  /* the user layer is on its own partition/volume
+				     (CONFIG_STRATA_USER_PART) */
 	struct manifest manifest; /* expected layer digests (CONFIG_STRATA_VERITY) */
-	uint32_t manifest_used;   /* bit i: manifest.layers[i] belongs to a layer of this board */
-	int button_request; /* enum req_kind chosen by holding the reset button at power-on */
-	uint64_t reserve_bytes; /* held back on the data filesystem for a request (layers.c) */
+	uint32_t manifest_used;	  /* bit i: manifest.layers[i] belongs to a layer of this board */
+	int button_request;	  /* enum req_kind chosen by holding the reset button at power-on */
+	uint64_t reserve_bytes;	  /* held back on the data filesystem for a request (layers.c) */
 };
 
 /* boot.c */
@@ -42,13 +43,13 @@ void boot_record_write(struct strata_ctx *ctx);
 void mount_lowers(struct strata_ctx *ctx);
 void mount_layers(struct strata_ctx *ctx);
 /* The directory lower i is mounted on: lower/0 the base root, lower/N add-on N (top first). */
-__attribute__((warn_unused_result)) int lower_dir(const struct strata_ctx *ctx, size_t i,
-						  char *dir, size_t len);
+__attribute__((warn_unused_result)) int lower_dir(const struct strata_ctx *ctx, size_t i, char *dir,
+						  size_t len);
 
 /* upper.c: the writable flash layer */
 /* Returns 0, or -errno with reason filled; the caller applies the policy. */
-int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *ds,
-		      const char *mountpoint, char *reason, size_t reasonlen);
+int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *ds, const char *mountpoint,
+		      char *reason, size_t reasonlen);
 /* The flash upper cannot be used: strata.degraded= decides; never silent. */
 void upper_degrade(struct strata_ctx *ctx, const char *reason, int err);
 void upper_probe_capabilities(struct strata_ctx *ctx);
@@ -93,8 +94,8 @@ int switch_root_into(struct strata_ctx *ctx, const char *newroot, char *why, siz
 __attribute__((noreturn)) void exec_init(struct strata_ctx *ctx);
 
 /* fatal.c: log the reason, then shell, hang or reboot as configured; never returns */
-__attribute__((noreturn, format(printf, 2, 3))) void fatal(struct strata_ctx *ctx,
-							   const char *fmt, ...);
+__attribute__((noreturn, format(printf, 2, 3))) void fatal(struct strata_ctx *ctx, const char *fmt,
+							   ...);
 /* No policy to consult: the emergency shell, started again whenever it exits, else a hang. */
 __attribute__((noreturn)) void emergency_shell_or_hang(const char *reason);
 

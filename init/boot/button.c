@@ -33,7 +33,7 @@ struct button_devs {
 	struct pollfd pfd[MAX_DEVS + 1]; /* [0]: inotify (daemon only) */
 	char name[MAX_DEVS][16];
 	bool dropping[MAX_DEVS]; /* after SYN_DROPPED, until the next SYN_REPORT */
-	uint64_t floor_ms; /* every queue was empty then: no event read later is older */
+	uint64_t floor_ms;	 /* every queue was empty then: no event read later is older */
 };
 
 static uint64_t clock_ms(clockid_t id)
@@ -51,7 +51,7 @@ static int64_t sleep_offset_ms(void)
 
 static bool key_bit(int fd, unsigned long req, unsigned key)
 {
-	unsigned char bits[KEY_MAX / 8 + 1] = { 0 };
+	unsigned char bits[KEY_MAX / 8 + 1] = {0};
 	return ioctl(fd, req, bits) >= 0 && (bits[key / 8] >> (key % 8) & 1);
 }
 
@@ -85,13 +85,14 @@ static unsigned scan_devices(struct button_devs *d, unsigned key)
 			close(fd);
 			continue;
 		}
-		/* what was queued before the clock was set is stale: the key state is read instead */
+		/* what was queued before the clock was set is stale: the key state is read instead
+		 */
 		struct input_event stale[16];
 		while (read(fd, stale, sizeof(stale)) > 0) {
 		}
 		ioctl(fd, EVIOCGNAME(sizeof(devname) - 1), devname);
 		d->n++;
-		d->pfd[d->n] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		d->pfd[d->n] = (struct pollfd){.fd = fd, .events = POLLIN};
 		d->dropping[d->n - 1] = false;
 		memcpy(d->name[d->n - 1], de->d_name, strlen(de->d_name) + 1);
 		log_info("button: watching %s (%s) for key %u", path, devname, key);
@@ -125,8 +126,8 @@ static void load_conf(struct button_conf *c)
 				"using the built-in settings",
 			  BUTTON_CONF_FILE, bad);
 	else if (n < 0 && n != -ENOENT)
-		log_error("button: cannot read %s (%s); using the built-in settings", BUTTON_CONF_FILE,
-			  safe_strerror((int)n, kind, text, sizeof(text)));
+		log_error("button: cannot read %s (%s); using the built-in settings",
+			  BUTTON_CONF_FILE, safe_strerror((int)n, kind, text, sizeof(text)));
 }
 
 static int sysfs_write(const char *path, const char *val)
@@ -166,7 +167,8 @@ static int led_dir(const struct button_conf *c, char *dir, size_t len)
 static void led_show(const struct button_conf *c, unsigned level, const char *saved)
 {
 	char dir[96], path[128];
-	if (led_dir(c, dir, sizeof(dir)) < 0 || xsnprintf(path, sizeof(path), "%s/trigger", dir) < 0)
+	if (led_dir(c, dir, sizeof(dir)) < 0 ||
+	    xsnprintf(path, sizeof(path), "%s/trigger", dir) < 0)
 		return;
 	if (level == 0 || (level == 1 && sysfs_write(path, "timer") == 0)) {
 		if (level == 0)
@@ -184,7 +186,8 @@ static void led_saved_trigger(const struct button_conf *c, char *saved, size_t l
 {
 	char dir[96], path[128], text[1024];
 	snprintf(saved, len, "none");
-	if (led_dir(c, dir, sizeof(dir)) < 0 || xsnprintf(path, sizeof(path), "%s/trigger", dir) < 0 ||
+	if (led_dir(c, dir, sizeof(dir)) < 0 ||
+	    xsnprintf(path, sizeof(path), "%s/trigger", dir) < 0 ||
 	    read_file(path, text, sizeof(text)) < 0) {
 		if (c->led[0])
 			log_warn("button: LED '%s' not found in /sys/class/leds", c->led);
@@ -206,17 +209,16 @@ static void act(enum button_action a)
 		execl("/sbin/reboot", "reboot", (char *)NULL);
 		log_error("button: cannot run /sbin/reboot: %m");
 	} else if (a == BUTTON_RESET_USER || a == BUTTON_RESET_FULL) {
-		char *argv[] = { "reset", a == BUTTON_RESET_USER ? "--user" : "--full", "-y", "-r",
-				 NULL };
+		char *argv[] = {"reset", a == BUTTON_RESET_USER ? "--user" : "--full", "-y", "-r",
+				NULL};
 		log_notice("button: scheduling %s, then rebooting", button_action_name(a));
 		cmd_reset(4, argv);
 		log_error("button: %s could not be scheduled (see above)", button_action_name(a));
 	}
 }
 
-static const char *const level_text[] = {
-	"", "release now for a user reset", "release now for a full reset"
-};
+static const char *const level_text[] = {"", "release now for a user reset",
+					 "release now for a full reset"};
 
 static void resync(struct button_fsm *f, const struct button_devs *d, const char *why)
 {
@@ -245,8 +247,7 @@ static int read_events(struct button_fsm *f, struct button_devs *d, unsigned i)
 			} else if (d->dropping[i - 1]) {
 				d->dropping[i - 1] = !(e->type == EV_SYN && e->code == SYN_REPORT);
 			} else if (e->type == EV_KEY && e->code == f->conf->key && e->value != 2) {
-				uint64_t t = (uint64_t)e->sec * 1000u +
-					     (uint64_t)e->usec / 1000u;
+				uint64_t t = (uint64_t)e->sec * 1000u + (uint64_t)e->usec / 1000u;
 				/*
 				 * A stamp can be stale: input-leds injects LED changes without
 				 * a SYN_REPORT, and the device keeps the first one's time
@@ -264,9 +265,10 @@ static int read_events(struct button_fsm *f, struct button_devs *d, unsigned i)
 						   (unsigned long long)f->held_ms,
 						   button_action_name((enum button_action)a));
 					if (a != BUTTON_NOTHING)
-						console_print("strata: button released after %llu ms: %s\n",
-							      (unsigned long long)f->held_ms,
-							      button_action_name((enum button_action)a));
+						console_print(
+						    "strata: button released after %llu ms: %s\n",
+						    (unsigned long long)f->held_ms,
+						    button_action_name((enum button_action)a));
 					action = a;
 				}
 			}
@@ -308,11 +310,12 @@ int cmd_button(int argc, char **argv)
 	int ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (ino < 0 || watch_input_dir(ino) < 0)
 		return log_error_errno(-errno, "button: cannot watch %s: %m", INPUT_DIR), 1;
-	d.pfd[0] = (struct pollfd){ .fd = ino, .events = POLLIN };
+	d.pfd[0] = (struct pollfd){.fd = ino, .events = POLLIN};
 	scan_devices(&d, conf.key);
 	log_notice("button: key %u on %u device(s); user reset at %u ms, full reset at %u ms, "
 		   "short press: %s",
-		   conf.key, d.n, conf.user_ms, conf.full_ms, conf.short_reboot ? "reboot" : "nothing");
+		   conf.key, d.n, conf.user_ms, conf.full_ms,
+		   conf.short_reboot ? "reboot" : "nothing");
 	/* a press that began before (held at power-on, say) is not measured: it has no start */
 	if (any_held(&d, conf.key))
 		log_notice("button: held at start: ignored until released");
@@ -411,17 +414,19 @@ int button_at_boot(struct strata_ctx *ctx)
 			}
 			if (held / 1000 != shown) {
 				shown = (unsigned)(held / 1000);
-				console_print("strata: reset button held %u s: %s at %u s; release %s\n",
-					      shown, fsm.level ? "full reset" : "user reset",
-					      (fsm.level ? conf.full_ms : conf.user_ms) / 1000,
-					      fsm.level ? "now for a user reset"
-							: "now to boot normally");
+				console_print(
+				    "strata: reset button held %u s: %s at %u s; release %s\n",
+				    shown, fsm.level ? "full reset" : "user reset",
+				    (fsm.level ? conf.full_ms : conf.user_ms) / 1000,
+				    fsm.level ? "now for a user reset" : "now to boot normally");
 			}
 			poll(d.pfd + 1, d.n, (int)(1000 - held % 1000));
 			for (unsigned i = 1; i <= d.n; i++) {
-				int a = d.pfd[i].revents ? read_events(&fsm, &d, i) : BUTTON_NOTHING;
+				int a =
+				    d.pfd[i].revents ? read_events(&fsm, &d, i) : BUTTON_NOTHING;
 				if (a == BUTTON_RESET_USER || a == BUTTON_RESET_FULL)
-					result = a == BUTTON_RESET_USER ? REQ_RESET_USER : REQ_RESET_FULL;
+					result = a == BUTTON_RESET_USER ? REQ_RESET_USER
+									: REQ_RESET_FULL;
 				else if (a < 0)
 					button_fsm_resync(&fsm, false, now, 0);
 			}

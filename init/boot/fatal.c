@@ -55,9 +55,9 @@ static void run_shell(void)
 		setsid();
 		if (attach_console() == 0)
 			ioctl(0, TIOCSCTTY, 1);
-		char *const argv[] = { "sh", NULL };
-		char *const envp[] = { "PATH=/sbin:/bin:/usr/sbin:/usr/bin", "HOME=/",
-				       "TERM=linux", "PS1=(strata emergency) # ", NULL };
+		char *const argv[] = {"sh", NULL};
+		char *const envp[] = {"PATH=/sbin:/bin:/usr/sbin:/usr/bin", "HOME=/", "TERM=linux",
+				      "PS1=(strata emergency) # ", NULL};
 		execve(EMERGENCY_SHELL, argv, envp);
 		_exit(127);
 	}

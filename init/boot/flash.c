@@ -96,8 +96,8 @@ static int ubi_upper(const char *name, unsigned percent, struct data_source *ds)
 		if ((r = ubi_create_volume(0, name, percent, &vol_id, &bytes)) < 0)
 			return r == -ENOENT ? -ENODEV : r; /* -ENOENT means not found */
 		ds->created = true;
-		log_notice("first boot: created UBI volume '%s' (ubi0_%d, %llu bytes)", name, vol_id,
-			   (unsigned long long)bytes);
+		log_notice("first boot: created UBI volume '%s' (ubi0_%d, %llu bytes)", name,
+			   vol_id, (unsigned long long)bytes);
 	} else if (r < 0) {
 		return r;
 	}
@@ -106,7 +106,7 @@ static int ubi_upper(const char *name, unsigned percent, struct data_source *ds)
 		return -ENAMETOOLONG;
 	/* devtmpfs creates the node asynchronously */
 	for (int i = 0; i < 200 && access(ds->dev, F_OK) < 0; i++)
-		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+		nanosleep(&(struct timespec){0, 5000000}, NULL);
 	return 0;
 }
 
@@ -163,7 +163,7 @@ static int block_match(void *arg, const char *dev, const char *partname)
 /* "/dev/vda1" for the partition whose GPT name is name; -ENOENT. */
 static int block_lower(const char *name, char *dev, size_t len)
 {
-	struct block_query q = { name, dev, len };
+	struct block_query q = {name, dev, len};
 	int r = block_each(block_match, &q);
 	return r == 1 ? 0 : r < 0 ? r : -ENOENT;
 }
@@ -187,7 +187,7 @@ static int block_name(void *arg, const char *dev, const char *partname)
 
 static void block_names(char *buf, size_t len)
 {
-	struct name_list nl = { buf, len, 0 };
+	struct name_list nl = {buf, len, 0};
 	buf[0] = '\0';
 	block_each(block_name, &nl);
 	if (!nl.used)
@@ -206,33 +206,62 @@ static int block_upper(const char *name, unsigned percent, struct data_source *d
 /* ---- the table ------------------------------------------------------------------------ */
 
 static const struct flash_backend mtd_jffs2 = {
-	.name = "mtd+jffs2", .fstype = "jffs2", .content = FLASH_JFFS2,
-	.unit = "partition", .where = "", .table = "MTD partitions",
-	.lower = mtd_lower, .upper = mtd_upper, .names = mtd_names, .raw = mtd_raw,
-	.erased_is_empty = true, .scrubs_deadcode = true,
+    .name = "mtd+jffs2",
+    .fstype = "jffs2",
+    .content = FLASH_JFFS2,
+    .unit = "partition",
+    .where = "",
+    .table = "MTD partitions",
+    .lower = mtd_lower,
+    .upper = mtd_upper,
+    .names = mtd_names,
+    .raw = mtd_raw,
+    .erased_is_empty = true,
+    .scrubs_deadcode = true,
 };
 
 static const struct flash_backend ubi_ubifs = {
-	.name = "ubi+ubifs", .fstype = "ubifs", .content = FLASH_UBIFS,
-	.unit = "volume", .where = " on ubi0", .table = "volumes",
-	.lower = ubi_lower, .upper = ubi_upper, .names = ubi_names, .raw = ubi_raw,
-	.creates_upper = true, .erased_is_empty = true, .record_is_ubi = true,
+    .name = "ubi+ubifs",
+    .fstype = "ubifs",
+    .content = FLASH_UBIFS,
+    .unit = "volume",
+    .where = " on ubi0",
+    .table = "volumes",
+    .lower = ubi_lower,
+    .upper = ubi_upper,
+    .names = ubi_names,
+    .raw = ubi_raw,
+    .creates_upper = true,
+    .erased_is_empty = true,
+    .record_is_ubi = true,
 };
 
 static const struct flash_backend block_ext4 = {
-	.name = "block+ext4", .fstype = "ext4", .content = FLASH_EXT4,
-	.unit = "partition", .where = ": no GPT partition of that name", .table = "GPT partitions",
-	.lower = block_lower, .upper = block_upper, .names = block_names,
+    .name = "block+ext4",
+    .fstype = "ext4",
+    .content = FLASH_EXT4,
+    .unit = "partition",
+    .where = ": no GPT partition of that name",
+    .table = "GPT partitions",
+    .lower = block_lower,
+    .upper = block_upper,
+    .names = block_names,
 };
 
 static const struct flash_backend block_f2fs = {
-	.name = "block+f2fs", .fstype = "f2fs", .content = FLASH_F2FS,
-	.unit = "partition", .where = ": no GPT partition of that name", .table = "GPT partitions",
-	.lower = block_lower, .upper = block_upper, .names = block_names,
+    .name = "block+f2fs",
+    .fstype = "f2fs",
+    .content = FLASH_F2FS,
+    .unit = "partition",
+    .where = ": no GPT partition of that name",
+    .table = "GPT partitions",
+    .lower = block_lower,
+    .upper = block_upper,
+    .names = block_names,
 };
 
 /* a constant: the rows the board did not choose are dropped at link time */
-const struct flash_backend *const flash = CONFIG_STRATA_FLASH_UBI_UBIFS    ? &ubi_ubifs
+const struct flash_backend *const flash = CONFIG_STRATA_FLASH_UBI_UBIFS	   ? &ubi_ubifs
 					  : CONFIG_STRATA_FLASH_BLOCK_EXT4 ? &block_ext4
 					  : CONFIG_STRATA_FLASH_BLOCK_F2FS ? &block_f2fs
 									   : &mtd_jffs2;

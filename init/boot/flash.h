@@ -16,21 +16,21 @@
 /* The writable flash layer: a partition or volume and how it is mounted. */
 struct data_source {
 	const char *fstype; /* the back end's upper filesystem */
-	char name[64];      /* partition or volume name */
-	char src[80];       /* mount source: mtdN, ubi0:NAME, /dev/vdaN */
-	char dev[48];       /* device read to identify the contents */
-	uint64_t size;      /* MTD only: scanned erase block by erase block */
+	char name[64];	    /* partition or volume name */
+	char src[80];	    /* mount source: mtdN, ubi0:NAME, /dev/vdaN */
+	char dev[48];	    /* device read to identify the contents */
+	uint64_t size;	    /* MTD only: scanned erase block by erase block */
 	uint32_t erasesize;
 	bool created; /* UBI volume created by this boot */
 };
 
 struct flash_backend {
-	const char *name;           /* CONFIG_STRATA_FLASH: "mtd+jffs2", ... */
-	const char *fstype;         /* of the uppers */
+	const char *name;	    /* CONFIG_STRATA_FLASH: "mtd+jffs2", ... */
+	const char *fstype;	    /* of the uppers */
 	enum flash_content content; /* what flashid calls that filesystem */
-	const char *unit;           /* "partition", "volume" */
-	const char *where;          /* said after "not found" */
-	const char *table;          /* what the names list holds, "MTD partitions" */
+	const char *unit;	    /* "partition", "volume" */
+	const char *where;	    /* said after "not found" */
+	const char *table;	    /* what the names list holds, "MTD partitions" */
 	/* A lower's block device: 0, -ENOENT (not there yet), -ENODEV, -EINVAL (bad table). */
 	int (*lower)(const char *name, char *dev, size_t len);
 	/*

@@ -94,14 +94,14 @@ static void barrier(struct strata_ctx *ctx, const char *point)
 	powercut_point(ctx, point);
 }
 
-static __attribute__((warn_unused_result)) int gen_name(char *buf, size_t len,
-							   enum req_layer layer, unsigned gen)
+static __attribute__((warn_unused_result)) int gen_name(char *buf, size_t len, enum req_layer layer,
+							unsigned gen)
 {
 	return xsnprintf(buf, len, "%s.%u", layer == LAYER_USER ? "user" : "system", gen);
 }
 
 static __attribute__((warn_unused_result)) int upper_name(char *buf, size_t len,
-							     enum req_layer layer, unsigned gen)
+							  enum req_layer layer, unsigned gen)
 {
 	return xsnprintf(buf, len, "%s.%u/upper", layer == LAYER_USER ? "user" : "system", gen);
 }
@@ -112,7 +112,8 @@ static int own_dir(int base, const char *dir)
 	mode_t kind;
 	int r = safe_mkdirs(base, dir, 0700, &kind);
 	if (r == -EFTYPE || r == -ELOOP) {
-		if ((r = safe_remove(base, dir)) < 0 || (r = safe_mkdirs(base, dir, 0700, NULL)) < 0)
+		if ((r = safe_remove(base, dir)) < 0 ||
+		    (r = safe_mkdirs(base, dir, 0700, NULL)) < 0)
 			return r;
 	} else if (r < 0) {
 		return r;
@@ -249,7 +250,8 @@ static enum state_source read_state(struct strata_ctx *ctx, const struct flash *
 	else
 		snprintf(why, sizeof(why), "is malformed");
 	snprintf(ctx->rec.state_repaired, sizeof(ctx->rec.state_repaired),
-		 "%s/" STATE_NAME " %s: live generations taken from the flash (system %u, user %u), "
+		 "%s/" STATE_NAME
+		 " %s: live generations taken from the flash (system %u, user %u), "
 		 "others set aside in " RECOVERED_NAME,
 		 STRATA_DATA_DIR, why, st->system_gen, st->user_gen);
 	log_error("%s", ctx->rec.state_repaired);
@@ -262,7 +264,7 @@ struct keep_budget {
 	unsigned entries;
 	unsigned long long bytes;
 	unsigned skipped; /* entries of kinds that are not kept */
-	bool room_made;   /* the discarded generations are already gone */
+	bool room_made;	  /* the discarded generations are already gone */
 };
 
 static int copy_xattrs_fd(int in, int out)
@@ -285,7 +287,7 @@ static int copy_attrs_fd(int in, int out, const struct stat *st)
 	if (fchown(out, st->st_uid, st->st_gid) < 0 || fchmod(out, st->st_mode & 07777) < 0)
 		return -errno;
 	int r = copy_xattrs_fd(in, out);
-	struct timespec times[2] = { st->st_atim, st->st_mtim };
+	struct timespec times[2] = {st->st_atim, st->st_mtim};
 	return r < 0 ? r : futimens(out, times) < 0 ? -errno : 0;
 }
 
@@ -334,8 +336,8 @@ static int copy_entry(int sdir, const char *name, int ddir, dev_t dev, struct ke
 		int in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (in < 0)
 			return -errno;
-		int out = openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				 0600);
+		int out =
+		    openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (out < 0) {
 			r = -errno;
 			close(in);
@@ -382,7 +384,7 @@ static int copy_entry(int sdir, const char *name, int ddir, dev_t dev, struct ke
 		if (n < 0)
 			return -errno;
 		target[n] = '\0';
-		struct timespec times[2] = { st.st_atim, st.st_mtim };
+		struct timespec times[2] = {st.st_atim, st.st_mtim};
 		if (symlinkat(target, ddir, name) < 0 ||
 		    fchownat(ddir, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    utimensat(ddir, name, times, AT_SYMLINK_NOFOLLOW) < 0)
@@ -420,8 +422,7 @@ static int keep_path(struct strata_ctx *ctx, const char *path, const int *from, 
 	char parent[REQ_PATH_MAX], why[96];
 	const char *rel = path + 1, *slash = strrchr(rel, '/');
 	const char *leaf = slash ? slash + 1 : rel;
-	snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - rel) : 1,
-		 slash ? rel : ".");
+	snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - rel) : 1, slash ? rel : ".");
 	for (size_t i = 0; i < n_from; i++) {
 		struct stat up, st;
 		mode_t kind = 0;
@@ -448,15 +449,16 @@ static int keep_path(struct strata_ctx *ctx, const char *path, const int *from, 
 		if (r == -ENOSPC || (r == -EFBIG && !b->room_made))
 			return -ENOSPC;
 		if (r == -EFBIG)
-			note_keep_failure(ctx, path, "larger than a reset may copy (half the free "
-						     "space, 4096 entries)");
+			note_keep_failure(ctx, path,
+					  "larger than a reset may copy (half the free "
+					  "space, 4096 entries)");
 		else if (r < 0)
 			note_keep_failure(ctx, path, safe_strerror(r, kind, why, sizeof(why)));
 		else
 			log_info("kept %s", path);
 		if (b->skipped) {
-			log_warn("kept %s without %u device node(s), FIFO(s) or socket(s) in it", path,
-				 b->skipped);
+			log_warn("kept %s without %u device node(s), FIFO(s) or socket(s) in it",
+				 path, b->skipped);
 			b->skipped = 0;
 		}
 		return 0;
@@ -497,8 +499,10 @@ static void remove_unkept(int dirfd, const char *prefix, const struct request *r
 		if (rel == 1)
 			continue;
 		if (rel == 2) {
-			/* on the way to a kept path: its refusal (a symlink, say) is reported later */
-			int sub = depth < KEEP_MAX_DEPTH ? safe_open_dir(dirfd, de->d_name, NULL) : -1;
+			/* on the way to a kept path: its refusal (a symlink, say) is reported later
+			 */
+			int sub =
+			    depth < KEEP_MAX_DEPTH ? safe_open_dir(dirfd, de->d_name, NULL) : -1;
 			if (sub >= 0) {
 				remove_unkept(sub, path, req, depth + 1);
 				close(sub);
@@ -531,7 +535,8 @@ static void make_room(struct strata_ctx *ctx, const struct flash *fl, const stru
 	for (int layer = LAYER_USER; layer <= LAYER_SYSTEM; layer++) {
 		char dir[64];
 		unsigned gen = layer == LAYER_USER ? st->user_gen : st->system_gen;
-		if ((layer == LAYER_SYSTEM && !full) || upper_name(dir, sizeof(dir), layer, gen) < 0)
+		if ((layer == LAYER_SYSTEM && !full) ||
+		    upper_name(dir, sizeof(dir), layer, gen) < 0)
 			continue;
 		int fd = safe_open_dir(base_of(fl, layer), dir, NULL);
 		if (fd >= 0) {
@@ -552,10 +557,11 @@ static unsigned long long keep_bytes(int fd)
 
 /* Builds the next generation(s) beside the live ones, kept paths copied in. */
 static int prepare_reset(struct strata_ctx *ctx, const struct flash *fl, const struct request *req,
-			 const struct layer_state *st, const struct layer_state *next, bool room_made)
+			 const struct layer_state *st, const struct layer_state *next,
+			 bool room_made)
 {
 	bool full = req->kind == REQ_RESET_FULL;
-	int from[2] = { -1, -1 }, to[2] = { -1, -1 }, r = 0;
+	int from[2] = {-1, -1}, to[2] = {-1, -1}, r = 0;
 	char name[64];
 	mode_t kind;
 
@@ -592,11 +598,11 @@ static int prepare_reset(struct strata_ctx *ctx, const struct flash *fl, const s
 	for (int layer = LAYER_USER; layer <= LAYER_SYSTEM; layer++) {
 		from[layer] = upper_name(name, sizeof(name), layer,
 					 layer == LAYER_USER ? st->user_gen : st->system_gen) < 0
-				      ? -ENAMETOOLONG
-				      : safe_open_dir(base_of(fl, layer), name, NULL);
+				  ? -ENAMETOOLONG
+				  : safe_open_dir(base_of(fl, layer), name, NULL);
 	}
-	struct keep_budget b = { KEEP_MAX_ENTRIES, to[LAYER_USER] >= 0 ? keep_bytes(to[LAYER_USER]) : 0,
-				 0, room_made };
+	struct keep_budget b = {KEEP_MAX_ENTRIES,
+				to[LAYER_USER] >= 0 ? keep_bytes(to[LAYER_USER]) : 0, 0, room_made};
 	/* pairs of (old upper, new upper): the user layer, and the system layer on a full reset */
 	int src[2], dst[2];
 	size_t n = 0;
@@ -620,8 +626,8 @@ static int apply_reset(struct strata_ctx *ctx, const struct flash *fl, const str
 		       struct layer_state *st)
 {
 	bool full = req->kind == REQ_RESET_FULL;
-	struct layer_state next = { full ? gen_next(st->system_gen) : st->system_gen,
-				    gen_next(st->user_gen), req->id };
+	struct layer_state next = {full ? gen_next(st->system_gen) : st->system_gen,
+				   gen_next(st->user_gen), req->id};
 	int r = prepare_reset(ctx, fl, req, st, &next, false);
 	if (r == -ENOSPC) {
 		ctx->rec.keep_failed[0] = '\0';
@@ -656,8 +662,7 @@ static int revert_path(const struct flash *fl, const struct layer_state *st,
 		return -ENAMETOOLONG;
 	const char *rel = e->path + 1, *slash = strrchr(rel, '/');
 	const char *leaf = slash ? slash + 1 : rel;
-	snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - rel) : 1,
-		 slash ? rel : ".");
+	snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - rel) : 1, slash ? rel : ".");
 	int up = safe_open_dir(base, upper, NULL);
 	if (up < 0)
 		return up;
@@ -711,7 +716,8 @@ static int apply_revert(struct strata_ctx *ctx, const struct flash *fl, const st
  * when it cannot be stored (a full or broken flash) it is applied all the same.
  */
 static void button_request(struct strata_ctx *ctx, const struct flash *fl,
-			   const struct layer_state *st, struct request *req, char *text, size_t len)
+			   const struct layer_state *st, struct request *req, char *text,
+			   size_t len)
 {
 	char path[128];
 	unsigned bad;
@@ -725,15 +731,16 @@ static void button_request(struct strata_ctx *ctx, const struct flash *fl,
 		    read_file(path, text, len) < 0)
 			continue;
 		if (request_add_keep_list(req, text, &bad) < 0)
-			log_error("%s line %u is not an absolute path inside the root; not kept", path,
-				  bad);
+			log_error("%s line %u is not an absolute path inside the root; not kept",
+				  path, bad);
 		break;
 	}
 	int n = request_format(req, text, len);
 	int r = n < 0 ? n : safe_write_file(fl->data, REQUEST_NAME, text, (size_t)n, true);
 	if (r < 0)
-		log_error_errno(r, "cannot store the %s the reset button asked for: %m; applying "
-				   "it all the same (a power cut now loses it)",
+		log_error_errno(r,
+				"cannot store the %s the reset button asked for: %m; applying "
+				"it all the same (a power cut now loses it)",
 				request_kind_name(req->kind));
 	else
 		sync();
@@ -745,8 +752,8 @@ static void set_request_aside(struct strata_ctx *ctx, int data, mode_t kind, con
 	if (kind == S_IFREG) {
 		safe_remove(data, REQUEST_NAME ".bad");
 		renameat(data, REQUEST_NAME, data, REQUEST_NAME ".bad");
-		log_error("%s/%s %s; not applied, kept as %s.bad", STRATA_DATA_DIR, REQUEST_NAME, why,
-			  REQUEST_NAME);
+		log_error("%s/%s %s; not applied, kept as %s.bad", STRATA_DATA_DIR, REQUEST_NAME,
+			  why, REQUEST_NAME);
 	} else {
 		safe_remove(data, REQUEST_NAME);
 		log_error("%s/%s is %s; removed, nothing applied", STRATA_DATA_DIR, REQUEST_NAME,
@@ -769,9 +776,11 @@ static void apply_request(struct strata_ctx *ctx, const struct flash *fl, struct
 		if (n == -ENOENT)
 			return;
 		if (n < 0) {
-			/* never act on what cannot be read whole: set it aside, boot the current state */
+			/* never act on what cannot be read whole: set it aside, boot the current
+			 * state */
 			char err[80];
-			snprintf(why, sizeof(why), "%s", safe_strerror((int)n, kind, err, sizeof(err)));
+			snprintf(why, sizeof(why), "%s",
+				 safe_strerror((int)n, kind, err, sizeof(err)));
 			set_request_aside(ctx, fl->data, kind == S_IFREG ? kind : 0, why);
 			return;
 		}
@@ -797,7 +806,8 @@ static void apply_request(struct strata_ctx *ctx, const struct flash *fl, struct
 		 */
 		int u = safe_remove(fl->data, REQUEST_NAME);
 		if (u < 0)
-			log_error_errno(u, "cannot remove %s/%s: %m", STRATA_DATA_DIR, REQUEST_NAME);
+			log_error_errno(u, "cannot remove %s/%s: %m", STRATA_DATA_DIR,
+					REQUEST_NAME);
 		powercut_point(ctx, "request-removed");
 		snprintf(ctx->rec.request_result, sizeof(ctx->rec.request_result), "%s",
 			 request_kind_name(req.kind));
@@ -838,7 +848,8 @@ static size_t stale_generations(struct strata_ctx *ctx, int base, const char *ki
 		int r = keep ? move_into(base, RECOVERED_NAME, base, names[i], names[i])
 			     : trash(base, names[i], names[i]);
 		if (r < 0)
-			log_warn_errno(r, "cannot %s %s: %m", keep ? "set aside" : "discard", names[i]);
+			log_warn_errno(r, "cannot %s %s: %m", keep ? "set aside" : "discard",
+				       names[i]);
 		else if (keep)
 			log_warn("%s set aside in %s", names[i], RECOVERED_NAME);
 		powercut_point(ctx, "generation-discarded");
@@ -853,7 +864,7 @@ static size_t stale_generations(struct strata_ctx *ctx, int base, const char *ki
  */
 static int live_dirs(struct strata_ctx *ctx, int base, enum req_layer layer, unsigned gen)
 {
-	static const char *const parts[] = { "", "/upper", "/work" };
+	static const char *const parts[] = {"", "/upper", "/work"};
 	char gname[32], path[48], why[80];
 	mode_t kind;
 	int r = gen_name(gname, sizeof(gname), layer, gen) < 0 ? -ENAMETOOLONG : 0;
@@ -866,11 +877,15 @@ static int live_dirs(struct strata_ctx *ctx, int base, enum req_layer layer, uns
 		log_error("%s/%s is %s where a directory belongs; setting it aside in %s",
 			  base_path(ctx, layer), path, safe_strerror(r, kind, why, sizeof(why)),
 			  RECOVERED_NAME);
-		int parent = i == 0 ? fcntl(base, F_DUPFD_CLOEXEC, 0) : safe_open_dir(base, gname, NULL);
+		int parent =
+		    i == 0 ? fcntl(base, F_DUPFD_CLOEXEC, 0) : safe_open_dir(base, gname, NULL);
 		if (parent < 0)
 			return parent;
 		char tag[48];
-		snprintf(tag, sizeof(tag), "%s%s", gname, i == 0 ? "" : i == 1 ? ".upper" : ".work");
+		snprintf(tag, sizeof(tag), "%s%s", gname,
+			 i == 0	  ? ""
+			 : i == 1 ? ".upper"
+				  : ".work");
 		r = move_into(base, RECOVERED_NAME, parent, i == 0 ? gname : parts[i] + 1, tag);
 		close(parent);
 		if (r == 0)
@@ -905,7 +920,8 @@ static void hold_reserve(int data, uint64_t bytes)
 	/* made whole before it counts: a torn one has the wrong size and is made again */
 	int r = safe_write_file(data, STRATA_RESERVE_NAME, fill, sizeof(fill), false);
 	fd = r < 0 ? r : safe_open_file(data, STRATA_RESERVE_NAME, O_WRONLY | O_APPEND, NULL);
-	for (uint64_t done = sizeof(fill); fd >= 0 && r == 0 && done < bytes; done += sizeof(fill)) {
+	for (uint64_t done = sizeof(fill); fd >= 0 && r == 0 && done < bytes;
+	     done += sizeof(fill)) {
 		fill[done / sizeof(fill) % sizeof(fill)] ^= 0x5a; /* no two blocks alike */
 		if (write(fd, fill, sizeof(fill)) != (ssize_t)sizeof(fill))
 			r = -ENOSPC;
@@ -944,7 +960,8 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 	fl.user = ctx->user_separate ? safe_base(STRATA_USERDATA_DIR) : fl.data;
 	if (fl.data < 0 || fl.user < 0) {
 		r = fl.data < 0 ? fl.data : fl.user;
-		snprintf(reason, reasonlen, "cannot open the upper on '%s': %s", name, strerror(-r));
+		snprintf(reason, reasonlen, "cannot open the upper on '%s': %s", name,
+			 strerror(-r));
 		if (fl.data >= 0)
 			close(fl.data);
 		return r;
@@ -956,7 +973,8 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 		log_error("%s by the reset button not applied: the upper is not the flash one",
 			  request_kind_name((enum req_kind)ctx->button_request));
 
-	/* the mount paths of the live generations: "/run/strata/userdata/user.1000000000/upper" fits */
+	/* the mount paths of the live generations: "/run/strata/userdata/user.1000000000/upper"
+	 * fits */
 	char sys_name[32], user_name[32];
 	if (gen_name(sys_name, sizeof(sys_name), LAYER_SYSTEM, st.system_gen) < 0 ||
 	    gen_name(user_name, sizeof(user_name), LAYER_USER, st.user_gen) < 0 ||
@@ -997,10 +1015,11 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 		 */
 		bool keep = src == STATE_DERIVED;
 		if (stale_generations(ctx, fl.data, "system", st.system_gen, keep) +
-			    stale_generations(ctx, fl.user, "user", st.user_gen, keep) >
+			stale_generations(ctx, fl.user, "user", st.user_gen, keep) >
 		    0)
 			powercut_point(ctx, "layers-ready");
-		/* overlayfs needs room for its work directory: a full flash cannot wait for the trash */
+		/* overlayfs needs room for its work directory: a full flash cannot wait for the
+		 * trash */
 		empty_trash_if_full(fl.data);
 		if (fl.user != fl.data)
 			empty_trash_if_full(fl.user);
@@ -1014,7 +1033,7 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 
 void layers_discard_trash(void)
 {
-	static const char *const dirs[] = { STRATA_DATA_DIR, STRATA_USERDATA_DIR };
+	static const char *const dirs[] = {STRATA_DATA_DIR, STRATA_USERDATA_DIR};
 	bool any = false;
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		int base = safe_base(dirs[i]);

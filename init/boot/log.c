@@ -22,7 +22,7 @@ static struct {
 	bool debug;
 	int console_loglevel; /* kmsg lines below this level already reach the console */
 	unsigned kmsg_lines;
-} log_target = { -1, -1, false, false, false, 0, 0 };
+} log_target = {-1, -1, false, false, false, 0, 0};
 
 static int read_console_loglevel(void)
 {
@@ -45,7 +45,7 @@ void log_open(void)
 		log_target.kmsg_fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	if (log_target.console_fd < 0)
 		log_target.console_fd =
-			open("/dev/console", O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		    open("/dev/console", O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	log_target.console_loglevel = read_console_loglevel();
 }
 
@@ -118,7 +118,8 @@ static void vslog(int prio, const char *fmt, va_list ap)
 		write_all(log_target.kmsg_fd, line, len);
 	}
 	if (log_target.console_fd >= 0 &&
-	    (log_target.kmsg_fd < 0 || (prio >= log_target.console_loglevel && !log_target.kmsg_only)))
+	    (log_target.kmsg_fd < 0 ||
+	     (prio >= log_target.console_loglevel && !log_target.kmsg_only)))
 		write_all(log_target.console_fd, line + 3, len - 3);
 }
 

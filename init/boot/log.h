@@ -6,7 +6,13 @@
 #include <stdbool.h>
 
 /* syslog priorities as the kernel understands them in /dev/kmsg */
-enum { LOG_PRIO_ERR = 3, LOG_PRIO_WARN = 4, LOG_PRIO_NOTICE = 5, LOG_PRIO_INFO = 6, LOG_PRIO_DEBUG = 7 };
+enum {
+	LOG_PRIO_ERR = 3,
+	LOG_PRIO_WARN = 4,
+	LOG_PRIO_NOTICE = 5,
+	LOG_PRIO_INFO = 6,
+	LOG_PRIO_DEBUG = 7
+};
 
 /* Open /dev/kmsg and /dev/console; safe to call again once devtmpfs is mounted. */
 void log_open(void);

@@ -16,7 +16,7 @@ void outcome_load(struct strata_ctx *ctx)
 	if (!CONFIG_STRATA_RECORD_PART[0])
 		return;
 	int r = flash->raw ? flash->raw(CONFIG_STRATA_RECORD_PART, rec->record_dev,
-				     sizeof(rec->record_dev))
+					sizeof(rec->record_dev))
 			   : -EOPNOTSUPP;
 	if (r < 0) {
 		rec->record_dev[0] = '\0';
@@ -24,12 +24,13 @@ void outcome_load(struct strata_ctx *ctx)
 			       CONFIG_STRATA_RECORD_PART);
 		return;
 	}
-	r = record_read_latest(rec->record_dev, flash->record_is_ubi, &rec->previous, &ctx->record_next);
+	r = record_read_latest(rec->record_dev, flash->record_is_ubi, &rec->previous,
+			       &ctx->record_next);
 	if (r == 0) {
 		rec->has_previous = true;
 		if (strcmp(rec->previous.mode, "degraded") == 0)
-			log_warn("the previous boot was degraded: %s (errno %d)", rec->previous.reason,
-				 rec->previous.err);
+			log_warn("the previous boot was degraded: %s (errno %d)",
+				 rec->previous.reason, rec->previous.err);
 	} else if (r != -ENOENT) {
 		log_warn_errno(r, "cannot read the boot-outcome record on %s: %m", rec->record_dev);
 	}
@@ -38,7 +39,7 @@ void outcome_load(struct strata_ctx *ctx)
 void outcome_store(struct strata_ctx *ctx)
 {
 	struct bootrec *rec = &ctx->rec;
-	struct outcome_record out = { 0 };
+	struct outcome_record out = {0};
 	bool degraded = rec->degraded_reason[0] != '\0';
 	bool prev_degraded = rec->has_previous && strcmp(rec->previous.mode, "degraded") == 0;
 	/* flash is written only when there is news: a degraded boot, or the first good one after */
@@ -50,7 +51,8 @@ void outcome_store(struct strata_ctx *ctx)
 	snprintf(out.reason, sizeof(out.reason), "%s", rec->degraded_reason);
 	int r = record_append(rec->record_dev, flash->record_is_ubi, &out, ctx->record_next);
 	if (r < 0)
-		log_warn_errno(r, "cannot write the boot-outcome record on %s: %m", rec->record_dev);
+		log_warn_errno(r, "cannot write the boot-outcome record on %s: %m",
+			       rec->record_dev);
 	else
 		log_debug("boot-outcome record %u (%s) written to %s", out.seq, out.mode,
 			  rec->record_dev);

@@ -31,8 +31,8 @@ static int fsconfig_str(int fd, const char *key, const char *value)
 {
 	return syscall(SYS_fsconfig, fd, value ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, key,
 		       value, 0) < 0
-		       ? -errno
-		       : 0;
+		   ? -errno
+		   : 0;
 }
 
 /* The kernel's own words on a failed fsconfig: "e overlay: ..." lines of the context. */
@@ -83,11 +83,11 @@ static int ovl_mount_api(const struct ovl_spec *spec, const char *target, char *
 	if (r == 0 && syscall(SYS_fsconfig, fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		r = -errno;
 	int mfd = -1;
-	if (r == 0 && (mfd = (int)syscall(SYS_fsmount, fd, 1 /* FSMOUNT_CLOEXEC */,
-					    MOUNT_ATTR_NOATIME)) < 0)
+	if (r == 0 &&
+	    (mfd = (int)syscall(SYS_fsmount, fd, 1 /* FSMOUNT_CLOEXEC */, MOUNT_ATTR_NOATIME)) < 0)
 		r = -errno;
-	if (r == 0 && syscall(SYS_move_mount, mfd, "", AT_FDCWD, target,
-			      MOVE_MOUNT_F_EMPTY_PATH) < 0)
+	if (r == 0 &&
+	    syscall(SYS_move_mount, mfd, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		r = -errno;
 	if (r < 0)
 		context_message(fd, msg, len);
@@ -113,10 +113,11 @@ void mount_lowers(struct strata_ctx *ctx)
 		if (lower_dir(ctx, i, dir, sizeof(dir)) < 0 || mkdir_p(dir, 0755) < 0 ||
 		    mount(l->dev, dir, "squashfs", MS_RDONLY | MS_NODEV | MS_NOSUID, NULL) < 0) {
 			if (!l->optional)
-				fatal(ctx, "cannot mount squashfs lower '%s' (%s) on %s: %m", l->name,
-				      l->dev, dir);
+				fatal(ctx, "cannot mount squashfs lower '%s' (%s) on %s: %m",
+				      l->name, l->dev, dir);
 			log_warn("cannot mount optional add-on layer '%s' (%s) on %s: %m; booting "
-				 "without it", l->name, l->dev, dir);
+				 "without it",
+				 l->name, l->dev, dir);
 			continue;
 		}
 		l->mounted = true;
@@ -131,7 +132,7 @@ void mount_lowers(struct strata_ctx *ctx)
  * both mount paths: verity=require implies metacopy=on; redirects into the
  * data-only layer are followed.
  */
-static const char *const store_flags[] = { "metacopy=on", "verity=require", NULL };
+static const char *const store_flags[] = {"metacopy=on", "verity=require", NULL};
 
 /*
  * The new mount API takes each layer as its own parameter (no escaping, no
@@ -168,7 +169,8 @@ static void mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, c
 	struct statvfs sv;
 	if (statvfs(target, &sv) == 0 && (sv.f_flag & ST_RDONLY))
 		log_error("overlay on %s is READ-ONLY: overlayfs could not create its work "
-			  "directory in %s (is the upper full?)", target, spec->work);
+			  "directory in %s (is the upper full?)",
+			  target, spec->work);
 }
 
 /*
@@ -181,7 +183,7 @@ static void mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, c
 void mount_layers(struct strata_ctx *ctx)
 {
 	char dirs[LOWERS_MAX][64];
-	struct ovl_spec system = { .upper = ctx->system_upper, .work = ctx->system_work };
+	struct ovl_spec system = {.upper = ctx->system_upper, .work = ctx->system_work};
 	for (size_t i = 0; i < ctx->n_lowers; i++) {
 		if (!ctx->lowers[i].mounted)
 			continue;
@@ -205,8 +207,10 @@ void mount_layers(struct strata_ctx *ctx)
 		bootrec_add_layer(&ctx->rec, "root", "overlay", "overlay", "/", "system");
 		return;
 	}
-	struct ovl_spec user = { .lowers = { STRATA_SYSTEM_DIR }, .n_lowers = 1,
-				 .upper = ctx->user_upper, .work = ctx->user_work };
+	struct ovl_spec user = {.lowers = {STRATA_SYSTEM_DIR},
+				.n_lowers = 1,
+				.upper = ctx->user_upper,
+				.work = ctx->user_work};
 	mount_overlay(ctx, &user, STRATA_NEWROOT);
 	bootrec_add_layer(&ctx->rec, "root", "overlay", "overlay", "/", "mounted");
 }

@@ -102,7 +102,7 @@ int record_append(const char *dev, int is_ubi, const struct outcome_record *rec,
 	if (fd < 0)
 		return -errno;
 	if (is_ubi) {
-		struct ubi_leb_change_req req = { .lnum = 0, .bytes = RECORD_SLOT };
+		struct ubi_leb_change_req req = {.lnum = 0, .bytes = RECORD_SLOT};
 		if (ioctl(fd, UBI_IOCEBCH, &req) < 0)
 			r = -errno;
 		else
@@ -124,9 +124,10 @@ int record_append(const char *dev, int is_ubi, const struct outcome_record *rec,
 				 * record to the next block, never erasing the newest.
 				 */
 				if (next_off % mi.erasesize)
-					next_off = (next_off - next_off % mi.erasesize + mi.erasesize) %
-						   mi.size;
-				struct erase_info_user ei = { (uint32_t)next_off, mi.erasesize };
+					next_off =
+					    (next_off - next_off % mi.erasesize + mi.erasesize) %
+					    mi.size;
+				struct erase_info_user ei = {(uint32_t)next_off, mi.erasesize};
 				if (ioctl(fd, MEMERASE, &ei) < 0)
 					r = -errno;
 			}

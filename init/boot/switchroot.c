@@ -25,7 +25,7 @@
 #endif
 
 /* API filesystems that the real init expects to find already mounted */
-static const char *const moved_mounts[] = { "/dev", "/proc", "/sys", "/run" };
+static const char *const moved_mounts[] = {"/dev", "/proc", "/sys", "/run"};
 
 static uint64_t used_bytes(const char *path)
 {
@@ -49,7 +49,7 @@ int root_is_initramfs(uint64_t *fstype)
 
 /* Fills why (truncation only shortens a message) and returns err. */
 static __attribute__((format(printf, 4, 5))) int refuse(char *why, size_t len, int err,
-							 const char *fmt, ...)
+							const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -91,8 +91,9 @@ static int check_init(const char *newroot, const char *init, char *why, size_t l
 			      init, INROOT_MAX_HOPS);
 	}
 	if (fd < 0)
-		return refuse(why, len, fd, "strata.init '%s' cannot be resolved in the new root: %s",
-			      init, strerror(-fd));
+		return refuse(why, len, fd,
+			      "strata.init '%s' cannot be resolved in the new root: %s", init,
+			      strerror(-fd));
 
 	struct stat st;
 	struct statvfs sv;
@@ -107,9 +108,10 @@ static int check_init(const char *newroot, const char *init, char *why, size_t l
 			      init);
 	if (!S_ISREG(st.st_mode))
 		return refuse(why, len, -EACCES, "strata.init '%s' is not a regular file but %s",
-			      init, S_ISFIFO(st.st_mode) ? "a FIFO"
-				    : S_ISSOCK(st.st_mode) ? "a socket"
-							   : "a device node");
+			      init,
+			      S_ISFIFO(st.st_mode)   ? "a FIFO"
+			      : S_ISSOCK(st.st_mode) ? "a socket"
+						     : "a device node");
 	if (!(st.st_mode & 0111))
 		return refuse(why, len, -EACCES, "strata.init '%s' is not executable (mode %04o)",
 			      init, (unsigned)(st.st_mode & 07777));
@@ -130,12 +132,13 @@ int switch_root_into(struct strata_ctx *ctx, const char *newroot, char *why, siz
 		return refuse(why, whylen, -errno, "cannot stat '/' or '%s': %s", newroot,
 			      strerror(errno));
 	if (root_st.st_dev == new_st.st_dev)
-		return refuse(why, whylen, -EINVAL, "'%s' is not a mount point; refusing switch_root",
-			      newroot);
+		return refuse(why, whylen, -EINVAL,
+			      "'%s' is not a mount point; refusing switch_root", newroot);
 	if ((r = root_is_initramfs(&fstype)) < 0)
-		return refuse(why, whylen, r,
-			      "'/' is not an initramfs (filesystem type 0x%llx); refusing to free it",
-			      (unsigned long long)fstype);
+		return refuse(
+		    why, whylen, r,
+		    "'/' is not an initramfs (filesystem type 0x%llx); refusing to free it",
+		    (unsigned long long)fstype);
 	if (access("/init", F_OK) < 0)
 		return refuse(why, whylen, -EINVAL, "'/init' is missing; refusing to free '/'");
 	if ((r = check_init(newroot, ctx->opts.init, why, whylen)) < 0)
@@ -194,9 +197,8 @@ void exec_init(struct strata_ctx *ctx)
 	log_info("exec %s after %llu ms", ctx->opts.init,
 		 (unsigned long long)((ctx->rec.exec_ns - ctx->rec.init_start_ns) / 1000000u));
 
-	char *const argv[] = { ctx->opts.init, NULL };
-	char *const envp[] = { "HOME=/", "TERM=linux", "PATH=/sbin:/bin:/usr/sbin:/usr/bin",
-			       NULL };
+	char *const argv[] = {ctx->opts.init, NULL};
+	char *const envp[] = {"HOME=/", "TERM=linux", "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL};
 	execve(ctx->opts.init, argv, envp);
 	fatal(ctx, "cannot exec '%s': %m", ctx->opts.init);
 }

@@ -64,7 +64,7 @@ static int match(const char *name, int vol_id, void *arg)
 
 int ubi_find_volume(int ubi, const char *name, int *vol_id)
 {
-	struct find_arg fa = { name, -1 };
+	struct find_arg fa = {name, -1};
 	int r = for_each_volume(ubi, match, &fa);
 	if (r < 0)
 		return r;
@@ -143,7 +143,7 @@ int ubi_block_device(int ubi, int vol_id, char *dev, size_t devlen)
 	int fd = open(vol, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	struct ubi_blkcreate_req req = { 0 };
+	struct ubi_blkcreate_req req = {0};
 	int r = ioctl(fd, UBI_IOCVOLCRBLK, &req) < 0 && errno != EEXIST ? -errno : 0;
 	close(fd);
 	/* devtmpfs creates the node asynchronously */

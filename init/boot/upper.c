@@ -27,7 +27,6 @@
 #define RENAME_WHITEOUT (1 << 2)
 #endif
 
-
 /*
  * Looks at the start of every erase block: a jffs2 whose first block was
  * being erased at a power cut still has nodes further on, and garbage is
@@ -92,7 +91,7 @@ static int erase_dirty_blocks(const struct data_source *part, unsigned *erased)
 		}
 		if (flash_identify(head, sizeof(head)) == FLASH_ERASED)
 			continue;
-		struct erase_info_user ei = { (uint32_t)off, part->erasesize };
+		struct erase_info_user ei = {(uint32_t)off, part->erasesize};
 		if (ioctl(fd, MEMERASE, &ei) < 0)
 			r = -errno;
 		else
@@ -115,10 +114,11 @@ static int probe_rename(const char *dir, unsigned flags)
 	int r = safe_remove(d, a);
 	if (r == 0)
 		r = safe_remove(d, b);
-	int fa = r < 0 ? -1 : openat(d, a, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fa =
+	    r < 0 ? -1 : openat(d, a, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int fb = r < 0 || !(flags & RENAME_EXCHANGE)
-			 ? -1
-			 : openat(d, b, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		     ? -1
+		     : openat(d, b, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	/* a leftover that cannot be removed is reported as the probe's error */
 	if (r == 0 && (fa < 0 || ((flags & RENAME_EXCHANGE) && fb < 0)))
 		r = -errno;
@@ -152,8 +152,8 @@ void upper_probe_capabilities(struct strata_ctx *ctx)
 	if (uname(&uts) < 0)
 		snprintf(uts.release, sizeof(uts.release), "unknown");
 	int base = safe_base(STRATA_DATA_DIR);
-	ssize_t len = base < 0 ? base
-			       : safe_read_file(base, CAPS_NAME, cache, sizeof(cache), &found);
+	ssize_t len =
+	    base < 0 ? base : safe_read_file(base, CAPS_NAME, cache, sizeof(cache), &found);
 	int cached = len > 0 ? caps_match(cache, (size_t)len, uts.release) : -ENOENT;
 	if (len < 0 && len != -ENOENT)
 		log_notice("not using %s/%s: %s; probing the upper again", STRATA_DATA_DIR,
@@ -166,7 +166,8 @@ void upper_probe_capabilities(struct strata_ctx *ctx)
 		x = probe_rename(ctx->system_work, RENAME_EXCHANGE);
 		if ((w == 0 || w == -EINVAL) && (x == 0 || x == -EINVAL)) {
 			int n = caps_format(cache, sizeof(cache), uts.release,
-					    (w == 0 ? CAPS_WHITEOUT : 0) | (x == 0 ? CAPS_EXCHANGE : 0));
+					    (w == 0 ? CAPS_WHITEOUT : 0) |
+						(x == 0 ? CAPS_EXCHANGE : 0));
 			int r = n < 0 ? n : base;
 			if (r >= 0)
 				r = safe_write_file(base, CAPS_NAME, cache, (size_t)n, false);
@@ -205,8 +206,8 @@ int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data,
 		unsigned erased = 0;
 		r = erase_dirty_blocks(data, &erased);
 		if (r < 0) {
-			snprintf(reason, reasonlen, "cannot erase '%s' for formatting: %s", data->name,
-				 strerror(-r));
+			snprintf(reason, reasonlen, "cannot erase '%s' for formatting: %s",
+				 data->name, strerror(-r));
 			return r;
 		}
 		ctx->rec.first_boot = true;
@@ -221,8 +222,8 @@ int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data,
 			   data->created ? "a new volume" : flash_content_name(content), fstype);
 	} else {
 		snprintf(reason, reasonlen,
-			 "'%s' holds %s, not %s; left untouched (erase it to start over)", data->name,
-			 flash_content_name(content), fstype);
+			 "'%s' holds %s, not %s; left untouched (erase it to start over)",
+			 data->name, flash_content_name(content), fstype);
 		return -EMEDIUMTYPE;
 	}
 
@@ -235,7 +236,8 @@ int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data,
 	}
 	struct statvfs sv;
 	if (statvfs(mountpoint, &sv) == 0 && (sv.f_flag & ST_RDONLY)) {
-		snprintf(reason, reasonlen, "%s on '%s' (%s) is read-only", fstype, data->name, src);
+		snprintf(reason, reasonlen, "%s on '%s' (%s) is read-only", fstype, data->name,
+			 src);
 		umount2(mountpoint, MNT_DETACH);
 		return -EROFS;
 	}

@@ -73,8 +73,8 @@ int verity_check_layer(struct strata_ctx *ctx, const char *name, const char *dev
 	if (memcmp(got, m->digest, sizeof(got)) != 0) {
 		v->error = "digest mismatch";
 		snprintf(why, sizeof(why),
-			 "layer '%s' (%s) refused: fs-verity digest %s, the manifest expects %s", name,
-			 dev, v->measured, v->expected);
+			 "layer '%s' (%s) refused: fs-verity digest %s, the manifest expects %s",
+			 name, dev, v->measured, v->expected);
 		r = -EBADMSG;
 		goto refused;
 	}
@@ -100,9 +100,10 @@ void verity_check_unlisted(struct strata_ctx *ctx)
 		if (ctx->manifest_used & (1u << i))
 			continue;
 		if (m->optional) {
-			log_warn("the manifest lists the optional layer '%s', which this board does "
-				 "not have",
-				 m->name);
+			log_warn(
+			    "the manifest lists the optional layer '%s', which this board does "
+			    "not have",
+			    m->name);
 			continue;
 		}
 		boot_record_write(ctx);

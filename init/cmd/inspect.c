@@ -55,7 +55,8 @@ static int read_stack(const char *cmd, struct stack *st)
 {
 	int r = stack_read(st);
 	if (r < 0)
-		fprintf(stderr, "%s: cannot see the strata stack (is / the overlay strata built?): %s\n",
+		fprintf(stderr,
+			"%s: cannot see the strata stack (is / the overlay strata built?): %s\n",
 			cmd, strerror(-r));
 	return r;
 }
@@ -63,8 +64,8 @@ static int read_stack(const char *cmd, struct stack *st)
 /* ---- layers ---------------------------------------------------------------- */
 
 static const char layers_usage[] =
-	"usage: strata layers [--json]\n"
-	"  The layers behind / (user overlay) and /run/strata/system (system overlay), top first.\n";
+    "usage: strata layers [--json]\n"
+    "  The layers behind / (user overlay) and /run/strata/system (system overlay), top first.\n";
 
 static const char *layer_state(const struct stack_layer *l)
 {
@@ -126,11 +127,12 @@ int cmd_layers(int argc, char **argv)
 			json_str(stdout, l->fs.mountpoint);
 			printf(", \"options\": ");
 			json_str(stdout, l->fs.options);
-			printf(", \"readonly\": %s, \"state\": ", l->fs.readonly ? "true" : "false");
+			printf(", \"readonly\": %s, \"state\": ",
+			       l->fs.readonly ? "true" : "false");
 			json_str(stdout, layer_state(l));
 			if (upper)
-				printf(", \"size\": %llu, \"free\": %llu", (unsigned long long)l->size,
-				       (unsigned long long)l->avail);
+				printf(", \"size\": %llu, \"free\": %llu",
+				       (unsigned long long)l->size, (unsigned long long)l->avail);
 			if (l->verity_state[0]) {
 				printf(", \"verity\": {\"state\": ");
 				json_str(stdout, l->verity_state);
@@ -145,8 +147,10 @@ int cmd_layers(int argc, char **argv)
 		} else {
 			char size[16] = "-", avail[16] = "-";
 			if (upper) {
-				snprintf(size, sizeof(size), "%lluK", (unsigned long long)(l->size >> 10));
-				snprintf(avail, sizeof(avail), "%lluK", (unsigned long long)(l->avail >> 10));
+				snprintf(size, sizeof(size), "%lluK",
+					 (unsigned long long)(l->size >> 10));
+				snprintf(avail, sizeof(avail), "%lluK",
+					 (unsigned long long)(l->avail >> 10));
 			}
 			printf("%-8s %-7s %-34s %-18s %-9s %-10s %9s %9s\n", name, l->stack, l->dir,
 			       l->fs.source, l->fs.fstype, layer_state(l), size, avail);
@@ -160,11 +164,11 @@ int cmd_layers(int argc, char **argv)
 /* ---- which ----------------------------------------------------------------- */
 
 static const char which_usage[] =
-	"usage: strata which [--json] PATH\n"
-	"  Which layer provides PATH now: a copy-up, a whiteout or an opaque directory in an\n"
-	"  upper, or a file of lower N (with its partition or volume name); for a metacopy file,\n"
-	"  the object it redirects to with its pinned and measured fs-verity digest. Paths that\n"
-	"  do not exist report the whiteout that hides them.\n";
+    "usage: strata which [--json] PATH\n"
+    "  Which layer provides PATH now: a copy-up, a whiteout or an opaque directory in an\n"
+    "  upper, or a file of lower N (with its partition or volume name); for a metacopy file,\n"
+    "  the object it redirects to with its pinned and measured fs-verity digest. Paths that\n"
+    "  do not exist report the whiteout that hides them.\n";
 
 static bool is_whiteout(const struct stat *st)
 {
@@ -198,7 +202,7 @@ struct which {
 	char hid_path[REQ_PATH_MAX];
 	const char *hid_layer, *hid_kind;
 	char object[512]; /* the data-only file a metacopy redirect leads to; "" none */
-	char pinned[FSVERITY_HEX_SIZE];   /* the digest the metacopy xattr pins; "" none */
+	char pinned[FSVERITY_HEX_SIZE];	  /* the digest the metacopy xattr pins; "" none */
 	char measured[FSVERITY_HEX_SIZE]; /* the object's fs-verity digest now; "" none */
 };
 
@@ -259,7 +263,8 @@ static int which_provided(struct which *w, const struct stack *st, size_t i, con
 	/* struct ovl_metacopy: version, len, flags, digest_algo (1: sha256), digest */
 	if (mn == (ssize_t)sizeof(mc) && mc[1] == sizeof(mc) && mc[3] == 1)
 		fsverity_to_hex(mc + 4, w->pinned);
-	ssize_t rn = lgetxattr(full, "trusted.overlay.redirect", w->redirect, sizeof(w->redirect) - 1);
+	ssize_t rn =
+	    lgetxattr(full, "trusted.overlay.redirect", w->redirect, sizeof(w->redirect) - 1);
 	w->redirect[rn > 0 ? rn : 0] = '\0';
 	int r = which_copy_up(st, i, w->path, &copy_up);
 	w->state = opaque ? "opaque" : copy_up ? "copy-up" : "only";
@@ -273,7 +278,8 @@ static void which_object(struct which *w, const struct stack *st)
 		uint8_t d[FSVERITY_DIGEST_SIZE];
 		bool kernel = false;
 		if (strcmp(st->layers[i].role, "data-only") != 0 ||
-		    xsnprintf(w->object, sizeof(w->object), "%s%s", st->layers[i].dir, w->redirect) < 0 ||
+		    xsnprintf(w->object, sizeof(w->object), "%s%s", st->layers[i].dir,
+			      w->redirect) < 0 ||
 		    access(w->object, F_OK) < 0) {
 			w->object[0] = '\0';
 			continue;
@@ -287,7 +293,7 @@ static void which_object(struct which *w, const struct stack *st)
 static int which_resolve(struct which *w, const struct stack *st, const char *path)
 {
 	char full[512];
-	*w = (struct which){ .state = "absent", .type = "", .hid_layer = "", .hid_kind = "" };
+	*w = (struct which){.state = "absent", .type = "", .hid_layer = "", .hid_kind = ""};
 	if (xsnprintf(w->path, sizeof(w->path), "%s", path) < 0)
 		return -ENAMETOOLONG;
 	for (size_t i = 0; i < st->n && !w->provider && !w->hid_path[0]; i++) {
@@ -347,9 +353,8 @@ static void which_print_json(const struct which *w)
 	json_str_or_null(w->hid_kind, w->hid_path[0]);
 	printf(", \"metacopy\": %s, \"redirect\": ", w->metacopy ? "true" : "false");
 	json_str_or_null(w->redirect, w->redirect[0]);
-	const char *const extra[][2] = { { "object", w->object },
-					 { "pinned_digest", w->pinned },
-					 { "measured_digest", w->measured } };
+	const char *const extra[][2] = {
+	    {"object", w->object}, {"pinned_digest", w->pinned}, {"measured_digest", w->measured}};
 	for (size_t i = 0; i < ARRAY_SIZE(extra); i++) {
 		printf(", \"%s\": ", extra[i][0]);
 		json_str_or_null(extra[i][1], extra[i][1][0]);
@@ -364,7 +369,7 @@ static void which_print_provider(const struct which *w)
 	if (l->lower >= 0)
 		printf(" %d '%s'", l->lower, l->name);
 	printf(" layer (%s)%s\n",
-	       strcmp(w->state, "copy-up") == 0  ? "a copy-up: it hides the version below"
+	       strcmp(w->state, "copy-up") == 0	 ? "a copy-up: it hides the version below"
 	       : strcmp(w->state, "opaque") == 0 ? "an opaque directory: nothing below shows"
 						 : "only there",
 	       w->metacopy ? ", metacopy" : "");
@@ -384,8 +389,8 @@ static void which_print_text(const struct which *w)
 	if (w->provider)
 		which_print_provider(w);
 	else if (w->hid_path[0])
-		printf("%s: not visible: the %s %s in the %s layer hides it\n", w->path, w->hid_kind,
-		       w->hid_path, w->hid_layer);
+		printf("%s: not visible: the %s %s in the %s layer hides it\n", w->path,
+		       w->hid_kind, w->hid_path, w->hid_layer);
 	else
 		printf("%s: in no layer\n", w->path);
 }
@@ -426,10 +431,10 @@ int cmd_which(int argc, char **argv)
 /* ---- diff ------------------------------------------------------------------ */
 
 static const char diff_usage[] =
-	"usage: strata diff [--user|--system] [--json]\n"
-	"  What an upper changes against what lies below it: added, modified, deleted\n"
-	"  (whiteouts), opaque directories, with sizes. Default: the layer / writes\n"
-	"  to (--user; --system on a stack without a user overlay).\n";
+    "usage: strata diff [--user|--system] [--json]\n"
+    "  What an upper changes against what lies below it: added, modified, deleted\n"
+    "  (whiteouts), opaque directories, with sizes. Default: the layer / writes\n"
+    "  to (--user; --system on a stack without a user overlay).\n";
 
 struct change {
 	char *path;
@@ -453,7 +458,7 @@ static void add_change(struct changes *c, const char *path, const char *change, 
 			exit(1);
 		}
 	}
-	c->v[c->n++] = (struct change){ strdup(path), change, type, size };
+	c->v[c->n++] = (struct change){strdup(path), change, type, size};
 }
 
 static void walk(const char *upper, const char *below, const char *rel, dev_t dev,
@@ -514,7 +519,8 @@ int cmd_diff(int argc, char **argv)
 			fputs(diff_usage, stdout);
 			return 0;
 		} else {
-			fprintf(stderr, "strata diff: unknown argument '%s'\n%s", argv[i], diff_usage);
+			fprintf(stderr, "strata diff: unknown argument '%s'\n%s", argv[i],
+				diff_usage);
 			return 2;
 		}
 	}
@@ -536,7 +542,7 @@ int cmd_diff(int argc, char **argv)
 		fprintf(stderr, "strata diff: cannot read '%s': %s\n", upper, strerror(errno));
 		return 1;
 	}
-	struct changes c = { 0 };
+	struct changes c = {0};
 	walk(upper, below, "", ust.st_dev, &c);
 	if (c.n) /* qsort(NULL, 0) is undefined */
 		qsort(c.v, c.n, sizeof(*c.v), by_path);
@@ -551,13 +557,14 @@ int cmd_diff(int argc, char **argv)
 		if (json) {
 			printf("%s\n  {\"path\": ", k ? "," : "");
 			json_str(stdout, c.v[k].path);
-			printf(", \"change\": \"%s\", \"type\": \"%s\", \"size\": %lld}", c.v[k].change,
-			       c.v[k].type, c.v[k].size);
+			printf(", \"change\": \"%s\", \"type\": \"%s\", \"size\": %lld}",
+			       c.v[k].change, c.v[k].type, c.v[k].size);
 		} else {
-			printf("%c %-48s %10lld\n", c.v[k].change[0] == 'a'   ? 'A'
-						    : c.v[k].change[0] == 'm' ? 'M'
-						    : c.v[k].change[0] == 'd' ? 'D'
-									      : 'O',
+			printf("%c %-48s %10lld\n",
+			       c.v[k].change[0] == 'a'	 ? 'A'
+			       : c.v[k].change[0] == 'm' ? 'M'
+			       : c.v[k].change[0] == 'd' ? 'D'
+							 : 'O',
 			       c.v[k].path, c.v[k].size);
 		}
 		free(c.v[k].path);
@@ -574,8 +581,8 @@ int cmd_diff(int argc, char **argv)
 /* ---- analyze --------------------------------------------------------------- */
 
 static const char analyze_usage[] =
-	"usage: strata analyze [--json] [--svg FILE]\n"
-	"  This boot's init phases from " STRATA_BOOT_RECORD ", as a table or an SVG timeline.\n";
+    "usage: strata analyze [--json] [--svg FILE]\n"
+    "  This boot's init phases from " STRATA_BOOT_RECORD ", as a table or an SVG timeline.\n";
 
 struct phase {
 	char name[32];
@@ -585,7 +592,7 @@ struct phase {
 /* NS nanoseconds as milliseconds with DECIMALS (0-3) decimals: "12.3". */
 static const char *ms(char buf[32], uint64_t ns, int decimals)
 {
-	static const unsigned scale[] = { 1000000, 100000, 10000, 1000 };
+	static const unsigned scale[] = {1000000, 100000, 10000, 1000};
 	uint64_t units = (ns + scale[decimals] / 2) / scale[decimals], div = 1;
 	for (int i = 0; i < decimals; i++)
 		div *= 10;
@@ -606,14 +613,15 @@ static int write_svg(const char *file, const struct phase *ph, size_t n, uint64_
 	uint64_t span = t1 > t0 ? t1 - t0 : 1;
 	unsigned height = top + (unsigned)n * (bar + 6) + 50;
 	char a[32], b[32];
-	fprintf(f,
-		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" "
-		"font-family=\"monospace\" font-size=\"12\">\n"
-		"<title>strata boot timeline</title>\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		"<text x=\"10\" y=\"22\" font-size=\"14\">strata: %s ms from /init to exec</text>\n",
-		width, height, ms(a, span, 1));
+	fprintf(
+	    f,
+	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" "
+	    "font-family=\"monospace\" font-size=\"12\">\n"
+	    "<title>strata boot timeline</title>\n"
+	    "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+	    "<text x=\"10\" y=\"22\" font-size=\"14\">strata: %s ms from /init to exec</text>\n",
+	    width, height, ms(a, span, 1));
 	for (size_t i = 0; i < n; i++) {
 		unsigned x = left + (unsigned)((ph[i].start - t0) * plot / span);
 		unsigned w = (unsigned)((ph[i].end - ph[i].start) * plot / span);
@@ -662,7 +670,8 @@ int cmd_analyze(int argc, char **argv)
 	const char *cur = n >= 0 ? json_find_array(text, "phases") : NULL;
 	if (!cur || json_get_u64(text, "init_start_ns", &t0) < 0 ||
 	    json_get_u64(text, "exec_ns", &t1) < 0) {
-		fprintf(stderr, "strata analyze: cannot read the phases in '%s'\n", STRATA_BOOT_RECORD);
+		fprintf(stderr, "strata analyze: cannot read the phases in '%s'\n",
+			STRATA_BOOT_RECORD);
 		return 1;
 	}
 	size_t np = 0;
@@ -699,7 +708,8 @@ int cmd_analyze(int argc, char **argv)
 	if (svg) {
 		int w = write_svg(svg, ph, np, t0, t1);
 		if (w < 0) {
-			fprintf(stderr, "strata analyze: cannot write '%s': %s\n", svg, strerror(-w));
+			fprintf(stderr, "strata analyze: cannot write '%s': %s\n", svg,
+				strerror(-w));
 			return 1;
 		}
 	}

@@ -22,22 +22,22 @@
 #define KEEP_LIST "/etc/strata/keep"
 
 static const char reset_usage[] =
-	"usage: strata reset --user|--full [-y] [-r] [-k PATH]...\n"
-	"       strata reset --cancel\n"
-	"  --user    drop the user layer: the system layer's state shows again\n"
-	"  --full    drop the user and the system layer: the firmware's state shows again\n"
-	"  -k PATH   keep PATH with its current content (also: one path a line in " KEEP_LIST ")\n"
-	"  -y        do not ask for confirmation\n"
-	"  -r        reboot now; otherwise the reset happens at the next boot\n"
-	"  --cancel  withdraw a pending request\n"
-	"firstboot and factoryreset are reset --full.\n";
+    "usage: strata reset --user|--full [-y] [-r] [-k PATH]...\n"
+    "       strata reset --cancel\n"
+    "  --user    drop the user layer: the system layer's state shows again\n"
+    "  --full    drop the user and the system layer: the firmware's state shows again\n"
+    "  -k PATH   keep PATH with its current content (also: one path a line in " KEEP_LIST ")\n"
+    "  -y        do not ask for confirmation\n"
+    "  -r        reboot now; otherwise the reset happens at the next boot\n"
+    "  --cancel  withdraw a pending request\n"
+    "firstboot and factoryreset are reset --full.\n";
 
 static const char revert_usage[] =
-	"usage: strata revert [--system] [-y] [-r] PATH...\n"
-	"  Removes each PATH's copy, whiteout or opaque directory from the user layer\n"
-	"  (--system, or a stack without a user overlay: the system layer) at the next\n"
-	"  boot, so the version below shows again; a directory reverts with everything\n"
-	"  in it.\n";
+    "usage: strata revert [--system] [-y] [-r] PATH...\n"
+    "  Removes each PATH's copy, whiteout or opaque directory from the user layer\n"
+    "  (--system, or a stack without a user overlay: the system layer) at the next\n"
+    "  boot, so the version below shows again; a directory reverts with everything\n"
+    "  in it.\n";
 
 /* The writable flash must be what this boot runs on, not a tmpfs stand-in. */
 static int check_persistent(const char *cmd)
@@ -50,8 +50,10 @@ static int check_persistent(const char *cmd)
 		return -1;
 	}
 	if (strcmp(mode, "normal") != 0) {
-		fprintf(stderr, "%s: this boot is degraded (the upper is a tmpfs); a request "
-				"cannot be stored on flash\n", cmd);
+		fprintf(stderr,
+			"%s: this boot is degraded (the upper is a tmpfs); a request "
+			"cannot be stored on flash\n",
+			cmd);
 		return -1;
 	}
 	return 0;
@@ -61,7 +63,7 @@ static int check_persistent(const char *cmd)
 static unsigned long next_request_id(int data)
 {
 	char text[256];
-	struct layer_state st = { 1, 1, 0 };
+	struct layer_state st = {1, 1, 0};
 	unsigned long applied = 0, pending_id = 0;
 	if (safe_read_file(data, "strata.state", text, sizeof(text), NULL) > 0 &&
 	    state_parse(text, &st) == 0)
@@ -115,8 +117,10 @@ static int store(const char *cmd, struct request *req, bool reboot_now)
 		sync();
 		r = safe_write_file(data, "strata.request", text, (size_t)n, true);
 		if (r == 0)
-			fprintf(stderr, "%s: the data flash is full; used the space held back for "
-					"a request\n", cmd);
+			fprintf(stderr,
+				"%s: the data flash is full; used the space held back for "
+				"a request\n",
+				cmd);
 	}
 	close(data);
 	if (r < 0) {
@@ -166,8 +170,9 @@ int cmd_reset(int argc, char **argv)
 			int r = request_add_keep(&req, argv[++i]);
 			if (r < 0) {
 				fprintf(stderr, "%s: cannot keep '%s': %s\n", cmd, argv[i],
-					r == -E2BIG ? "too many paths"
-						    : "not an absolute path inside the root (no '..')");
+					r == -E2BIG
+					    ? "too many paths"
+					    : "not an absolute path inside the root (no '..')");
 				return 2;
 			}
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -207,12 +212,16 @@ int cmd_reset(int argc, char **argv)
 	if (check_persistent(cmd) < 0)
 		return 1;
 	if (req.kind == REQ_RESET_USER && stack_levels() == 1) {
-		fprintf(stderr, "%s: this system runs the system overlay alone (no user overlay): "
-				"there is no user layer to drop; --full drops the system layer\n", cmd);
+		fprintf(stderr,
+			"%s: this system runs the system overlay alone (no user overlay): "
+			"there is no user layer to drop; --full drops the system layer\n",
+			cmd);
 		return 1;
 	}
-	if (!confirm(cmd, req.kind == REQ_RESET_FULL ? "All changes (system and user layer) will be erased"
-						 : "All changes in the user layer will be erased",
+	if (!confirm(cmd,
+		     req.kind == REQ_RESET_FULL
+			 ? "All changes (system and user layer) will be erased"
+			 : "All changes in the user layer will be erased",
 		     yes)) {
 		printf("%s: nothing done\n", cmd);
 		return 1;
@@ -245,13 +254,16 @@ int cmd_revert(int argc, char **argv)
 			return 2;
 		} else {
 			if (req.n_revert == REQ_MAX_REVERT) {
-				fprintf(stderr, "%s: at most %d paths at once\n", cmd, REQ_MAX_REVERT);
+				fprintf(stderr, "%s: at most %d paths at once\n", cmd,
+					REQ_MAX_REVERT);
 				return 2;
 			}
 			struct revert_entry *e = &req.revert[req.n_revert];
 			if (path_normalize(a, e->path, sizeof(e->path)) < 0) {
-				fprintf(stderr, "%s: '%s' is not an absolute path inside the root "
-						"(no '..', not '/')\n", cmd, a);
+				fprintf(stderr,
+					"%s: '%s' is not an absolute path inside the root "
+					"(no '..', not '/')\n",
+					cmd, a);
 				return 2;
 			}
 			req.n_revert++;

@@ -23,11 +23,12 @@ static void show_previous_boot(const char *text)
 	char prev[1536], mode[16], reason[256];
 	uint64_t err;
 	if (json_get_object(text, "previous_boot", prev, sizeof(prev)) == 0 &&
-	    json_get_string(prev, "mode", mode, sizeof(mode)) == 0 && strcmp(mode, "degraded") == 0 &&
+	    json_get_string(prev, "mode", mode, sizeof(mode)) == 0 &&
+	    strcmp(mode, "degraded") == 0 &&
 	    json_get_string(prev, "reason", reason, sizeof(reason)) == 0 &&
 	    json_get_u64(prev, "errno", &err) == 0)
-		printf("previous:  the boot before this one was DEGRADED: %s (errno %llu)\n", reason,
-		       (unsigned long long)err);
+		printf("previous:  the boot before this one was DEGRADED: %s (errno %llu)\n",
+		       reason, (unsigned long long)err);
 }
 
 /* What the upper filesystem lacks: "capabilities": {...} false (null: not probed). */
@@ -36,11 +37,11 @@ static void show_missing_capabilities(const char *text)
 	static const struct {
 		const char *key, *line;
 	} caps[] = {
-		{ "rename_whiteout",
-		  "kernel:    upper lacks RENAME_WHITEOUT: renaming a name that also exists in the "
-		  "lower fails (EINVAL, EXDEV for directories)\n" },
-		{ "rename_exchange",
-		  "kernel:    upper lacks RENAME_EXCHANGE: directory changes are not atomic\n" },
+	    {"rename_whiteout",
+	     "kernel:    upper lacks RENAME_WHITEOUT: renaming a name that also exists in the "
+	     "lower fails (EINVAL, EXDEV for directories)\n"},
+	    {"rename_exchange",
+	     "kernel:    upper lacks RENAME_EXCHANGE: directory changes are not atomic\n"},
 	};
 	char obj[256];
 	bool has;
@@ -57,7 +58,8 @@ static bool system_overlay_alone(const char *text)
 	const char *cur = json_find_array(text, "stack");
 	char level[16];
 	return cur && json_array_next_string(&cur, level, sizeof(level)) == 1 &&
-	       strcmp(level, "system") == 0 && json_array_next_string(&cur, level, sizeof(level)) == 0;
+	       strcmp(level, "system") == 0 &&
+	       json_array_next_string(&cur, level, sizeof(level)) == 0;
 }
 
 /* What the record says beyond the mode: previous boot, first boot, kernel, generations, stack. */
@@ -72,12 +74,13 @@ static void show_record_notes(const char *text)
 	show_missing_capabilities(text);
 	bool one_level = system_overlay_alone(text);
 	if (json_get_object(text, "generations", gens, sizeof(gens)) == 0 &&
-	    json_get_u64(gens, "system", &sys_gen) == 0 && json_get_u64(gens, "user", &user_gen) == 0)
+	    json_get_u64(gens, "system", &sys_gen) == 0 &&
+	    json_get_u64(gens, "user", &user_gen) == 0)
 		printf("layers:    system generation %llu, user generation %llu%s\n",
 		       (unsigned long long)sys_gen, (unsigned long long)user_gen,
 		       one_level ? " (not mounted)" : "");
 	printf("stack:     %s\n", one_level ? "system overlay alone: / is the system layer"
-					 : "user overlay over the system overlay");
+					    : "user overlay over the system overlay");
 }
 
 /* A reset or revert that the next boot applies (DATA/strata.request). */
@@ -88,9 +91,9 @@ static void show_pending_request(void)
 	unsigned bad_line;
 	int data = safe_base(STRATA_DATA_DIR);
 	mode_t kind = 0;
-	ssize_t req_len = data < 0 ? data
-				   : safe_read_file(data, "strata.request", req_text, sizeof(req_text),
-						    &kind);
+	ssize_t req_len =
+	    data < 0 ? data
+		     : safe_read_file(data, "strata.request", req_text, sizeof(req_text), &kind);
 	if (data >= 0)
 		close(data);
 	if (req_len != -ENOENT && req_len < 0 && data >= 0) {
@@ -99,12 +102,14 @@ static void show_pending_request(void)
 		       safe_strerror((int)req_len, kind, why, sizeof(why)));
 	} else if (req_len >= 0) {
 		if (request_parse(req_text, &req, &bad_line) < 0) {
-			printf("pending:   a malformed request (line %u); it will be set aside\n", bad_line);
+			printf("pending:   a malformed request (line %u); it will be set aside\n",
+			       bad_line);
 		} else {
-			printf("pending:   %s at the next boot (request %lu)", request_kind_name(req.kind),
-			       req.id);
+			printf("pending:   %s at the next boot (request %lu)",
+			       request_kind_name(req.kind), req.id);
 			if (req.n_keep)
-				printf(", keeping %zu path%s", req.n_keep, req.n_keep == 1 ? "" : "s");
+				printf(", keeping %zu path%s", req.n_keep,
+				       req.n_keep == 1 ? "" : "s");
 			for (size_t i = 0; i < req.n_revert; i++)
 				printf("%s %s (%s)", i ? "," : ":", req.revert[i].path,
 				       req.revert[i].layer == LAYER_USER ? "user" : "system");
@@ -116,15 +121,15 @@ static void show_pending_request(void)
 /* How full the flash under each upper is. */
 static void show_flash_use(void)
 {
-	static const char *const uppers[] = { STRATA_DATA_DIR, STRATA_USERDATA_DIR };
+	static const char *const uppers[] = {STRATA_DATA_DIR, STRATA_USERDATA_DIR};
 	for (size_t i = 0; i < ARRAY_SIZE(uppers); i++) {
 		struct statvfs sv;
 		if (statvfs(uppers[i], &sv) < 0 || sv.f_blocks == 0)
 			continue;
 		unsigned long long total = (unsigned long long)sv.f_blocks * sv.f_frsize;
 		unsigned long long used = total - (unsigned long long)sv.f_bfree * sv.f_frsize;
-		printf("flash:     %s: %llu KiB used of %llu KiB (%llu%%)%s\n", uppers[i], used >> 10,
-		       total >> 10, total ? used * 100 / total : 0,
+		printf("flash:     %s: %llu KiB used of %llu KiB (%llu%%)%s\n", uppers[i],
+		       used >> 10, total >> 10, total ? used * 100 / total : 0,
 		       sv.f_bavail ? "" : ", full: writes fail with ENOSPC");
 	}
 }
@@ -132,7 +137,7 @@ static void show_flash_use(void)
 /* An overlay mounted read-only: overlayfs could not set up its work directory. */
 static bool show_read_only_overlays(void)
 {
-	static const char *const stacks[] = { "/", STRATA_SYSTEM_DIR };
+	static const char *const stacks[] = {"/", STRATA_SYSTEM_DIR};
 	bool read_only = false;
 	for (size_t i = 0; i < ARRAY_SIZE(stacks); i++) {
 		struct statvfs sv;
@@ -152,9 +157,9 @@ static bool show_boot_problems(const char *text)
 	static const struct {
 		const char *key, *label;
 	} problems[] = {
-		{ "state_repaired", "state:     REPAIRED: " },
-		{ "request_error", "request:   FAILED: " },
-		{ "keep_failed", "keep:      NOT KEPT: " },
+	    {"state_repaired", "state:     REPAIRED: "},
+	    {"request_error", "request:   FAILED: "},
+	    {"keep_failed", "keep:      NOT KEPT: "},
 	};
 	bool any = false;
 	for (size_t i = 0; i < ARRAY_SIZE(problems); i++) {

@@ -49,7 +49,8 @@ struct bootrec_verity *bootrec_add_verity(struct bootrec *rec)
 void bootrec_name_layer(struct bootrec *rec, const char *name)
 {
 	if (rec->n_layers)
-		snprintf(rec->layers[rec->n_layers - 1].name, sizeof(rec->layers[0].name), "%s", name);
+		snprintf(rec->layers[rec->n_layers - 1].name, sizeof(rec->layers[0].name), "%s",
+			 name);
 }
 
 int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
@@ -65,9 +66,8 @@ int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 		      ",\n  \"initramfs_bytes_after\": %" PRIu64
 		      ",\n  \"cmdline_rejected\": %u,\n  \"init\": ",
 		      rec->init_start_ns, rec->exec_ns, rec->cpu_ns, rec->cpu_user_ns,
-		      rec->cpu_sys_ns, rec->maxrss_kb,
-		      rec->initramfs_bytes_before, rec->initramfs_bytes_after,
-		      rec->cmdline_rejected);
+		      rec->cpu_sys_ns, rec->maxrss_kb, rec->initramfs_bytes_before,
+		      rec->initramfs_bytes_after, rec->cmdline_rejected);
 	strbuf_json_str(&sb, rec->init);
 	strbuf_puts(&sb, ",\n  \"mode\": ");
 	strbuf_json_str(&sb, rec->degraded_reason[0] ? "degraded" : "normal");
@@ -78,14 +78,14 @@ int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 		      rec->first_boot ? "true" : "false", rec->first_boot_format_ns);
 	strbuf_printf(&sb,
 		      ",\n  \"capabilities\": {\"rename_whiteout\": %s, \"rename_exchange\": %s}",
-		      rec->cap_rename_whiteout < 0   ? "null"
-		      : rec->cap_rename_whiteout ? "true"
-						 : "false",
-		      rec->cap_rename_exchange < 0   ? "null"
-		      : rec->cap_rename_exchange ? "true"
-						 : "false");
-	strbuf_printf(&sb, ",\n  \"generations\": {\"system\": %u, \"user\": %u}",
-		      rec->system_gen, rec->user_gen);
+		      rec->cap_rename_whiteout < 0 ? "null"
+		      : rec->cap_rename_whiteout   ? "true"
+						   : "false",
+		      rec->cap_rename_exchange < 0 ? "null"
+		      : rec->cap_rename_exchange   ? "true"
+						   : "false");
+	strbuf_printf(&sb, ",\n  \"generations\": {\"system\": %u, \"user\": %u}", rec->system_gen,
+		      rec->user_gen);
 	strbuf_puts(&sb, rec->stack_levels == 1 ? ",\n  \"stack\": [\"system\"]"
 						: ",\n  \"stack\": [\"system\", \"user\"]");
 	strbuf_puts(&sb, ",\n  \"request_applied\": ");

@@ -20,7 +20,7 @@ struct bootrec_phase {
 
 struct bootrec_layer {
 	const char *role; /* "lower", "upper", "root" */
-	char name[32];    /* lowers: the layer's partition / volume name */
+	char name[32];	  /* lowers: the layer's partition / volume name */
 	char source[64];
 	char fstype[16];
 	char mountpoint[64];
@@ -33,8 +33,8 @@ struct bootrec_verity {
 	char device[48];
 	uint64_t bytes; /* what the manifest says was measured; 0 when not listed */
 	char expected[65], measured[65]; /* hex; empty: not listed / not measured */
-	const char *state; /* "verified" or "refused" */
-	const char *error; /* why it was refused, "" when verified */
+	const char *state;		 /* "verified" or "refused" */
+	const char *error;		 /* why it was refused, "" when verified */
 	bool optional;
 	uint64_t ns; /* time it took */
 };
@@ -50,20 +50,20 @@ struct bootrec {
 	char init[128];
 	char degraded_reason[256]; /* empty when the upper is the flash one */
 	int degraded_errno;
-	bool first_boot;          /* the data flash was erased: the upper starts empty */
+	bool first_boot; /* the data flash was erased: the upper starts empty */
 	uint64_t first_boot_format_ns;
 	/* what the upper filesystem supports; -1 unknown, 0 no, 1 yes */
 	int cap_rename_whiteout, cap_rename_exchange;
 	unsigned system_gen, user_gen;
-	unsigned stack_levels; /* overlay levels mounted: 1 system, 2 system + user */
-	uint64_t request_apply_ns;       /* time spent applying a reset/revert request */
-	char request_result[24];         /* what this boot applied: "", "reset --user", "malformed", ... */
-	char request_error[200];         /* why a request could not be applied (it is retried) */
-	char state_repaired[200];        /* why strata.state was rebuilt from the flash; "" if not */
-	char keep_failed[400];           /* kept paths a reset could not keep, with why */
-	char record_dev[48];             /* where boot outcomes are kept; empty: nowhere */
+	unsigned stack_levels;	   /* overlay levels mounted: 1 system, 2 system + user */
+	uint64_t request_apply_ns; /* time spent applying a reset/revert request */
+	char request_result[24];  /* what this boot applied: "", "reset --user", "malformed", ... */
+	char request_error[200];  /* why a request could not be applied (it is retried) */
+	char state_repaired[200]; /* why strata.state was rebuilt from the flash; "" if not */
+	char keep_failed[400];	  /* kept paths a reset could not keep, with why */
+	char record_dev[48];	  /* where boot outcomes are kept; empty: nowhere */
 	bool has_previous;
-	struct outcome_record previous;  /* the newest record before this boot */
+	struct outcome_record previous; /* the newest record before this boot */
 	struct bootrec_phase phases[BOOTREC_MAX_PHASES];
 	size_t n_phases;
 	struct bootrec_layer layers[BOOTREC_MAX_LAYERS];

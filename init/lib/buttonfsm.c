@@ -29,10 +29,10 @@ static int conf_line(struct button_conf *c, const char *name, const char *val)
 		unsigned char off;
 		unsigned max;
 	} nums[] = {
-		{ "key", offsetof(struct button_conf, key), 0x2ff /* KEY_MAX */ },
-		{ "short_ms", offsetof(struct button_conf, short_ms), 600000 },
-		{ "user_ms", offsetof(struct button_conf, user_ms), 600000 },
-		{ "full_ms", offsetof(struct button_conf, full_ms), 600000 },
+	    {"key", offsetof(struct button_conf, key), 0x2ff /* KEY_MAX */},
+	    {"short_ms", offsetof(struct button_conf, short_ms), 600000},
+	    {"user_ms", offsetof(struct button_conf, user_ms), 600000},
+	    {"full_ms", offsetof(struct button_conf, full_ms), 600000},
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
 		if (strcmp(name, nums[i].name) == 0)
@@ -116,7 +116,7 @@ enum button_action button_decide(const struct button_conf *c, uint64_t held_ms)
 
 const char *button_action_name(enum button_action a)
 {
-	static const char *const names[] = { "nothing", "reboot", "reset --user", "reset --full" };
+	static const char *const names[] = {"nothing", "reboot", "reset --user", "reset --full"};
 	return names[a];
 }
 

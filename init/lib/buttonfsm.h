@@ -13,12 +13,12 @@
 enum button_action { BUTTON_NOTHING, BUTTON_REBOOT, BUTTON_RESET_USER, BUTTON_RESET_FULL };
 
 struct button_conf {
-	unsigned key;      /* evdev key code; 0: no button */
+	unsigned key;	   /* evdev key code; 0: no button */
 	unsigned short_ms; /* a release before this is a short press */
 	unsigned user_ms;  /* held at least this long: reset --user */
 	unsigned full_ms;  /* held at least this long: reset --full */
 	bool short_reboot; /* a short press reboots (OpenWrt's habit) */
-	char led[64];      /* /sys/class/leds/<led>, at most one '*'; empty: none */
+	char led[64];	   /* /sys/class/leds/<led>, at most one '*'; empty: none */
 };
 
 /* The Kconfig defaults. */
@@ -48,11 +48,11 @@ const char *button_action_name(enum button_action a);
  */
 struct button_fsm {
 	const struct button_conf *conf;
-	bool held;          /* a measured press is running */
-	uint64_t since_ms;  /* when it started */
-	int64_t sleep_ms;   /* sleep_ms then */
-	unsigned level;     /* thresholds announced: 0, 1 (user), 2 (full) */
-	uint64_t held_ms;   /* the last press's duration */
+	bool held;	     /* a measured press is running */
+	uint64_t since_ms;   /* when it started */
+	int64_t sleep_ms;    /* sleep_ms then */
+	unsigned level;	     /* thresholds announced: 0, 1 (user), 2 (full) */
+	uint64_t held_ms;    /* the last press's duration */
 	const char *ignored; /* why the last press was not acted on, or NULL */
 };
 

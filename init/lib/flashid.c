@@ -6,11 +6,15 @@
 #include <string.h>
 
 static const char *const names[] = {
-	[FLASH_ERASED] = "erased flash",  [FLASH_JFFS2] = "jffs2",
-	[FLASH_DEADCODE] = "0xdeadc0de format marker", [FLASH_UBI] = "UBI",
-	[FLASH_UBIFS] = "ubifs",          [FLASH_SQUASHFS] = "squashfs",
-	[FLASH_EXT4] = "ext2/3/4",        [FLASH_F2FS] = "f2fs",
-	[FLASH_UNKNOWN] = "unrecognised data",
+    [FLASH_ERASED] = "erased flash",
+    [FLASH_JFFS2] = "jffs2",
+    [FLASH_DEADCODE] = "0xdeadc0de format marker",
+    [FLASH_UBI] = "UBI",
+    [FLASH_UBIFS] = "ubifs",
+    [FLASH_SQUASHFS] = "squashfs",
+    [FLASH_EXT4] = "ext2/3/4",
+    [FLASH_F2FS] = "f2fs",
+    [FLASH_UNKNOWN] = "unrecognised data",
 };
 
 const char *flash_content_name(enum flash_content c)

@@ -6,15 +6,15 @@
 #include <stddef.h>
 
 enum flash_content {
-	FLASH_ERASED,   /* all 0xff: never written, first boot */
-	FLASH_JFFS2,    /* a jffs2 node or clean marker */
+	FLASH_ERASED,	/* all 0xff: never written, first boot */
+	FLASH_JFFS2,	/* a jffs2 node or clean marker */
 	FLASH_DEADCODE, /* OpenWrt's "format me" marker 0xdeadc0de */
-	FLASH_UBI,      /* UBI erase counter header */
-	FLASH_UBIFS,    /* UBIFS node (a volume's contents) */
+	FLASH_UBI,	/* UBI erase counter header */
+	FLASH_UBIFS,	/* UBIFS node (a volume's contents) */
 	FLASH_SQUASHFS,
-	FLASH_EXT4,     /* ext2/3/4 superblock magic at 1080 */
+	FLASH_EXT4, /* ext2/3/4 superblock magic at 1080 */
 	FLASH_F2FS,
-	FLASH_UNKNOWN,  /* anything else: garbage as far as strata knows */
+	FLASH_UNKNOWN, /* anything else: garbage as far as strata knows */
 };
 
 /* Needs the first 2048 bytes (fewer: only the checks that fit). */

@@ -49,7 +49,7 @@ static void pad(struct out *o, char c, int count)
 int format_vfprintf(FILE *f, const char *fmt, va_list ap)
 {
 	int saved_errno = errno;
-	struct out o = { .f = f };
+	struct out o = {.f = f};
 	while (*fmt) {
 		const char *pct = strchr(fmt, '%');
 		size_t lit = pct ? (size_t)(pct - fmt) : strlen(fmt);
@@ -130,7 +130,7 @@ int format_vfprintf(FILE *f, const char *fmt, va_list ap)
 			break;
 		case 'd':
 		case 'i': {
-			intmax_t iv = size >= 2    ? va_arg(ap, long long)
+			intmax_t iv = size >= 2	  ? va_arg(ap, long long)
 				      : size == 1 ? va_arg(ap, long)
 						  : va_arg(ap, int);
 			if (size == -1)
@@ -150,7 +150,7 @@ int format_vfprintf(FILE *f, const char *fmt, va_list ap)
 		case 'x':
 		case 'X':
 		case 'o':
-			v = size >= 2 ? va_arg(ap, unsigned long long)
+			v = size >= 2	? va_arg(ap, unsigned long long)
 			    : size == 1 ? va_arg(ap, unsigned long)
 					: va_arg(ap, unsigned int);
 			if (size == -1)

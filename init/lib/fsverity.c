@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* SHA-256 and the fs-verity file digest (sha256, 4096-byte Merkle blocks, no salt), in userspace. */
+/* SHA-256 and the fs-verity file digest (sha256, 4096-byte Merkle blocks, no salt), in userspace.
+ */
 #include "fsverity.h"
 
 #include <errno.h>
@@ -17,16 +18,14 @@
 #endif
 
 static const uint32_t sha256_k[64] = {
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-	0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-	0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-	0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-	0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-	0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-	0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-	0xc67178f2,
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 };
 
 static inline uint32_t ror(uint32_t x, unsigned n)
@@ -52,9 +51,10 @@ static void sha256_blocks_c(uint32_t st[8], const uint8_t *p, size_t nblocks)
 				    (ror(w2, 17) ^ ror(w2, 19) ^ (w2 >> 10));
 			}
 			w[i & 15] = x;
-			uint32_t t1 = h + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) +
-				      sha256_k[i] + x;
-			uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+			uint32_t t1 = h + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) +
+				      ((e & f) ^ (~e & g)) + sha256_k[i] + x;
+			uint32_t t2 =
+			    (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
 			h = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
 		}
 		st[0] += a, st[1] += b, st[2] += c, st[3] += d;
@@ -64,9 +64,8 @@ static void sha256_blocks_c(uint32_t st[8], const uint8_t *p, size_t nblocks)
 
 #if HAVE_SHANI_CODE
 /* The SHA extensions keep the state as ABEF/CDGH halves and do two rounds per instruction. */
-__attribute__((target("sha,sse4.1"))) static void sha256_blocks_shani(uint32_t st[8],
-								     const uint8_t *p,
-								     size_t nblocks)
+__attribute__((target("sha,sse4.1"))) static void
+sha256_blocks_shani(uint32_t st[8], const uint8_t *p, size_t nblocks)
 {
 	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
 	__m128i t = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&st[0]), 0xb1);
@@ -81,14 +80,16 @@ __attribute__((target("sha,sse4.1"))) static void sha256_blocks_shani(uint32_t s
 		for (int i = 0; i < 16; i++) {
 			__m128i *w = &m[i & 3];
 			if (i < 4)
-				*w = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)),
-						      bswap);
+				*w = _mm_shuffle_epi8(
+				    _mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
 			else
 				*w = _mm_sha256msg2_epu32(
-					_mm_add_epi32(_mm_sha256msg1_epu32(*w, m[(i + 1) & 3]),
-						      _mm_alignr_epi8(m[(i + 3) & 3], m[(i + 2) & 3], 4)),
-					m[(i + 3) & 3]);
-			__m128i k = _mm_add_epi32(*w, _mm_loadu_si128((const __m128i *)&sha256_k[4 * i]));
+				    _mm_add_epi32(
+					_mm_sha256msg1_epu32(*w, m[(i + 1) & 3]),
+					_mm_alignr_epi8(m[(i + 3) & 3], m[(i + 2) & 3], 4)),
+				    m[(i + 3) & 3]);
+			__m128i k =
+			    _mm_add_epi32(*w, _mm_loadu_si128((const __m128i *)&sha256_k[4 * i]));
 			s1 = _mm_sha256rnds2_epu32(s1, s0, k);
 			s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(k, 0x0e));
 		}
@@ -129,9 +130,9 @@ static void sha256_blocks(uint32_t st[8], const uint8_t *p, size_t nblocks, bool
 
 void sha256(const void *data, size_t len, bool cpu_insns, uint8_t out[FSVERITY_DIGEST_SIZE])
 {
-	uint32_t st[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-			   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
-	uint8_t tail[128] = { 0 };
+	uint32_t st[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+			  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+	uint8_t tail[128] = {0};
 	size_t full = len / 64, rest = len % 64, tail_len = rest < 56 ? 64 : 128;
 	uint64_t bits = (uint64_t)len * 8;
 
@@ -160,8 +161,8 @@ struct tree_job {
 	int fd;
 	bool cpu_insns;
 	uint64_t bytes, n_chunks;
-	uint64_t next_chunk; /* atomic */
-	int err;             /* atomic: the first error */
+	uint64_t next_chunk;   /* atomic */
+	int err;	       /* atomic: the first error */
 	uint8_t *chunk_hashes; /* n_chunks * FSVERITY_DIGEST_SIZE */
 };
 
@@ -183,7 +184,7 @@ static int pread_full(int fd, uint8_t *buf, size_t len, uint64_t off)
 
 static int hash_chunk(struct tree_job *j, uint64_t chunk, uint8_t *buf)
 {
-	uint8_t level0[FSVERITY_BLOCK_SIZE] = { 0 };
+	uint8_t level0[FSVERITY_BLOCK_SIZE] = {0};
 	uint64_t off = chunk * CHUNK_BYTES, end = off + CHUNK_BYTES;
 	unsigned h = 0;
 
@@ -195,14 +196,16 @@ static int hash_chunk(struct tree_job *j, uint64_t chunk, uint8_t *buf)
 		if (r < 0)
 			return r;
 		/* the last data block is zero-padded */
-		size_t padded = (len + FSVERITY_BLOCK_SIZE - 1) & ~(size_t)(FSVERITY_BLOCK_SIZE - 1);
+		size_t padded =
+		    (len + FSVERITY_BLOCK_SIZE - 1) & ~(size_t)(FSVERITY_BLOCK_SIZE - 1);
 		memset(buf + len, 0, padded - len);
 		for (size_t b = 0; b < padded; b += FSVERITY_BLOCK_SIZE)
 			sha256(buf + b, FSVERITY_BLOCK_SIZE, j->cpu_insns,
 			       level0 + FSVERITY_DIGEST_SIZE * h++);
 		off += len;
 	}
-	sha256(level0, sizeof(level0), j->cpu_insns, j->chunk_hashes + chunk * FSVERITY_DIGEST_SIZE);
+	sha256(level0, sizeof(level0), j->cpu_insns,
+	       j->chunk_hashes + chunk * FSVERITY_DIGEST_SIZE);
 	return 0;
 }
 
@@ -228,12 +231,13 @@ static void *tree_worker(void *arg)
 }
 
 /* Hashes the chunk hashes level by level, in place, down to the root hash. */
-static void tree_root(uint8_t *hashes, uint64_t n, bool cpu_insns, uint8_t root[FSVERITY_DIGEST_SIZE])
+static void tree_root(uint8_t *hashes, uint64_t n, bool cpu_insns,
+		      uint8_t root[FSVERITY_DIGEST_SIZE])
 {
 	while (n > 1) {
 		uint64_t groups = (n + HASHES_PER_BLOCK - 1) / HASHES_PER_BLOCK;
 		for (uint64_t g = 0; g < groups; g++) {
-			uint8_t block[FSVERITY_BLOCK_SIZE] = { 0 };
+			uint8_t block[FSVERITY_BLOCK_SIZE] = {0};
 			uint64_t k = n - g * HASHES_PER_BLOCK;
 			if (k > HASHES_PER_BLOCK)
 				k = HASHES_PER_BLOCK;
@@ -249,16 +253,16 @@ int fsverity_digest_fd(int fd, uint64_t bytes, unsigned threads,
 		       uint8_t digest[FSVERITY_DIGEST_SIZE])
 {
 	/* struct fsverity_descriptor: version 1, FS_VERITY_HASH_ALG_SHA256, log2 4096, no salt */
-	uint8_t desc[256] = { 1, 1, 12, 0 };
+	uint8_t desc[256] = {1, 1, 12, 0};
 	uint8_t *root = desc + 16;
-	struct tree_job j = { .fd = fd, .bytes = bytes, .cpu_insns = sha256_have_cpu_insns() };
+	struct tree_job j = {.fd = fd, .bytes = bytes, .cpu_insns = sha256_have_cpu_insns()};
 	int r = 0;
 
 	for (int i = 0; i < 8; i++)
 		desc[8 + i] = (uint8_t)(bytes >> (8 * i));
 	if (bytes > 0 && bytes <= FSVERITY_BLOCK_SIZE) {
 		/* a single data block is the root: its hash is the root hash */
-		uint8_t block[FSVERITY_BLOCK_SIZE] = { 0 };
+		uint8_t block[FSVERITY_BLOCK_SIZE] = {0};
 		r = pread_full(fd, block, (size_t)bytes, 0);
 		if (r < 0)
 			return r;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* SHA-256 and the fs-verity file digest (sha256, 4096-byte Merkle blocks, no salt), in userspace. */
+/* SHA-256 and the fs-verity file digest (sha256, 4096-byte Merkle blocks, no salt), in userspace.
+ */
 #ifndef STRATA_FSVERITY_H
 #define STRATA_FSVERITY_H
 

@@ -35,8 +35,8 @@ struct inroot_open_how {
 int open_in_root(int rootfd, const char *path, bool *walked)
 {
 	struct inroot_open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	    .flags = O_PATH | O_CLOEXEC,
+	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	*walked = false;
 	for (int i = 0; i < OPENAT2_RETRIES; i++) {

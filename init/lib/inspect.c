@@ -60,16 +60,18 @@ int mountinfo_find(const char *text, const char *mountpoint, struct mount_entry 
 				if (strcmp(mp, mountpoint) == 0) {
 					memset(out, 0, sizeof(*out));
 					unescape_octal(src);
-					if (snprintf(out->mountpoint, sizeof(out->mountpoint), "%s", mp) <
-						    (int)sizeof(out->mountpoint) &&
-					    snprintf(out->fstype, sizeof(out->fstype), "%s", f[sep + 1]) <
-						    (int)sizeof(out->fstype) &&
+					if (snprintf(out->mountpoint, sizeof(out->mountpoint), "%s",
+						     mp) < (int)sizeof(out->mountpoint) &&
+					    snprintf(out->fstype, sizeof(out->fstype), "%s",
+						     f[sep + 1]) < (int)sizeof(out->fstype) &&
 					    snprintf(out->source, sizeof(out->source), "%s", src) <
-						    (int)sizeof(out->source) &&
-					    snprintf(out->options, sizeof(out->options), "%s,%s", mopts,
+						(int)sizeof(out->source) &&
+					    snprintf(out->options, sizeof(out->options), "%s,%s",
+						     mopts,
 						     f[sep + 3]) < (int)sizeof(out->options)) {
-						out->readonly = strncmp(mopts, "ro", 2) == 0 &&
-								(mopts[2] == ',' || mopts[2] == '\0');
+						out->readonly =
+						    strncmp(mopts, "ro", 2) == 0 &&
+						    (mopts[2] == ',' || mopts[2] == '\0');
 						found = 0;
 					} else {
 						found = -ENAMETOOLONG;
@@ -192,10 +194,12 @@ int stack_read(struct stack *st)
 		}
 	}
 	/* the new mount API shows one "lowerdir+=" / "datadir+=" per layer */
-	for (unsigned i = 0; ovl_option_at(system.options, "lowerdir+", i, lower, sizeof(lower)) == 0; i++)
+	for (unsigned i = 0;
+	     ovl_option_at(system.options, "lowerdir+", i, lower, sizeof(lower)) == 0; i++)
 		if (add_layer(st, text, "lower", lower, "system", false) == 0)
 			st->layers[st->n - 1].lower = (int)i;
-	for (unsigned i = 0; ovl_option_at(system.options, "datadir+", i, lower, sizeof(lower)) == 0; i++)
+	for (unsigned i = 0;
+	     ovl_option_at(system.options, "datadir+", i, lower, sizeof(lower)) == 0; i++)
 		add_layer(st, text, "data-only", lower, "system", false);
 	/* the boot record names each lower's partition or volume */
 	bool have_record = read_file(STRATA_BOOT_RECORD, text, sizeof(text)) > 0;
@@ -217,8 +221,10 @@ int stack_read(struct stack *st)
 			if (l->lower < 0 || strcmp(l->name, name) != 0)
 				continue;
 			json_get_string(obj, "state", l->verity_state, sizeof(l->verity_state));
-			json_get_string(obj, "expected", l->verity_expected, sizeof(l->verity_expected));
-			json_get_string(obj, "measured", l->verity_measured, sizeof(l->verity_measured));
+			json_get_string(obj, "expected", l->verity_expected,
+					sizeof(l->verity_expected));
+			json_get_string(obj, "measured", l->verity_measured,
+					sizeof(l->verity_measured));
 		}
 	}
 	return 0;

@@ -26,11 +26,11 @@ int ovl_option_at(const char *options, const char *key, unsigned nth, char *out,
 
 /* One layer of the stack, top first. */
 struct stack_layer {
-	char role[16];      /* "user", "system", "lower" */
-	char dir[160];      /* the layer's directory */
-	char stack[8];      /* which overlay it belongs to: "root" or "system" */
-	char name[32];      /* lowers: the partition / volume name from the boot record */
-	int lower;          /* lowers: index in the system overlay, top first; -1 for uppers */
+	char role[16]; /* "user", "system", "lower" */
+	char dir[160]; /* the layer's directory */
+	char stack[8]; /* which overlay it belongs to: "root" or "system" */
+	char name[32]; /* lowers: the partition / volume name from the boot record */
+	int lower;     /* lowers: index in the system overlay, top first; -1 for uppers */
 	/* lowers: the boot's fs-verity check of the layer image (boot record), or empty */
 	char verity_state[16], verity_expected[65], verity_measured[65];
 	struct mount_entry fs; /* the filesystem holding it */

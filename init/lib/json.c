@@ -51,11 +51,19 @@ static int read_string(const char *v, char *out, size_t outlen, const char **end
 		if (c == '\\') {
 			v++;
 			switch (*v) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case '"': case '\\': case '/': c = *v; break;
+			case 'n':
+				c = '\n';
+				break;
+			case 't':
+				c = '\t';
+				break;
+			case '"':
+			case '\\':
+			case '/':
+				c = *v;
+				break;
 			case 'u': {
-				char hex[5] = { 0 };
+				char hex[5] = {0};
 				for (int i = 0; i < 4; i++) {
 					if (!v[1 + i])
 						return -EINVAL;

@@ -40,7 +40,8 @@ int lowers_parse(const char *text, struct lower_layer *out, size_t max, unsigned
 			if (!name_ok(word, len) || n == max)
 				goto bad;
 			for (size_t i = 0; i < n; i++)
-				if (strlen(out[i].name) == len && memcmp(out[i].name, word, len) == 0)
+				if (strlen(out[i].name) == len &&
+				    memcmp(out[i].name, word, len) == 0)
 					goto bad;
 			memset(&out[n], 0, sizeof(out[n]));
 			memcpy(out[n].name, word, len);

@@ -13,8 +13,8 @@
 
 struct lower_layer {
 	char name[LOWER_NAME_MAX]; /* partition / UBI volume name */
-	char dev[48];              /* block device mounted (set by the boot) */
-	bool optional;             /* an add-on the boot may do without */
+	char dev[48];		   /* block device mounted (set by the boot) */
+	bool optional;		   /* an add-on the boot may do without */
 	bool mounted;
 };
 

@@ -67,7 +67,7 @@ static int parse_bytes(const struct token *t, uint64_t *v)
 }
 
 __attribute__((format(printf, 4, 5))) static int bad(char *err, int ret, unsigned line,
-						       const char *fmt, ...)
+						     const char *fmt, ...)
 {
 	va_list ap;
 	int n = snprintf(err, MANIFEST_ERR_MAX, "line %u: ", line);
@@ -101,7 +101,8 @@ static int parse_layer(struct manifest *m, const struct token *t, size_t n, unsi
 	if (manifest_find(m, l->name))
 		return bad(err, -EBADMSG, line, "layer '%s' is listed twice", l->name);
 	if (parse_bytes(&t[2], &l->bytes) < 0)
-		return bad(err, -EBADMSG, line, "bad length '%.*s' of layer '%s' (decimal bytes > 0)",
+		return bad(err, -EBADMSG, line,
+			   "bad length '%.*s' of layer '%s' (decimal bytes > 0)",
 			   (int)(t[2].len > 24 ? 24 : t[2].len), t[2].s, l->name);
 	if (fsverity_from_hex(t[3].s, t[3].len, l->digest) < 0)
 		return bad(err, -EBADMSG, line,
@@ -132,7 +133,8 @@ int manifest_parse(struct manifest *m, const char *text, char err[MANIFEST_ERR_M
 			continue;
 		if (!header) {
 			if (n != 2 || !tok_is(&t[0], "strata-manifest"))
-				return bad(err, -EBADMSG, line, "expected the header 'strata-manifest 1'");
+				return bad(err, -EBADMSG, line,
+					   "expected the header 'strata-manifest 1'");
 			if (!tok_is(&t[1], "1"))
 				return bad(err, -EBADMSG, line,
 					   "manifest version '%.*s' is not supported (1 is)",

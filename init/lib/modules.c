@@ -44,7 +44,8 @@ int modlist_next(const char **cursor, char *name, size_t namelen, char *params, 
 			line++;
 			len--;
 		}
-		while (len && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r'))
+		while (len &&
+		       (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r'))
 			len--;
 		if (len == 0 || *line == '#')
 			continue;
@@ -72,7 +73,7 @@ int module_load(const char *dir, const char *name, const char *params)
 	static const struct {
 		const char *suffix;
 		int flags;
-	} kinds[] = { { ".ko.xz", MODULE_INIT_COMPRESSED_FILE }, { ".ko", 0 } };
+	} kinds[] = {{".ko.xz", MODULE_INIT_COMPRESSED_FILE}, {".ko", 0}};
 	char path[256];
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
@@ -225,7 +226,7 @@ static void *loader_thread(void *arg)
 
 void modplan_run(struct modplan *plan, const char *dir, unsigned threads)
 {
-	struct loader ld = { plan, dir, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
+	struct loader ld = {plan, dir, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
 	pthread_t tids[8];
 	pthread_attr_t attr;
 	unsigned started = 0;

@@ -15,8 +15,8 @@ struct modplan_entry {
 	char params[512];
 	uint64_t deps; /* bit i: needs entry i loaded first */
 	enum mod_state state;
-	int err;      /* -errno when FAILED; for SKIPPED, the index of the failed dependency */
-	uint64_t ns;  /* time finit_module took */
+	int err;     /* -errno when FAILED; for SKIPPED, the index of the failed dependency */
+	uint64_t ns; /* time finit_module took */
 };
 
 /* The board's module list with dependencies: loaded in parallel, in dependency order. */

@@ -84,7 +84,7 @@ static int match_name(const struct mtd_part *p, void *arg)
 
 int mtd_find(const char *proc_mtd, const char *name, struct mtd_part *out)
 {
-	struct find_arg fa = { name, out };
+	struct find_arg fa = {name, out};
 	int r = for_each_part(proc_mtd, match_name, &fa);
 	return r < 0 ? r : r == 1 ? 0 : -ENOENT;
 }
@@ -108,7 +108,7 @@ static int append_name(const struct mtd_part *p, void *arg)
 
 void mtd_list_names(const char *proc_mtd, char *buf, size_t len)
 {
-	struct list_arg la = { buf, len, 0 };
+	struct list_arg la = {buf, len, 0};
 	if (len == 0)
 		return;
 	buf[0] = '\0';

@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 struct mtd_part {
-	int index;          /* N of /dev/mtdN, mtdblockN */
-	uint64_t size;      /* bytes */
+	int index;	    /* N of /dev/mtdN, mtdblockN */
+	uint64_t size;	    /* bytes */
 	uint32_t erasesize; /* bytes */
 	char name[64];
 };

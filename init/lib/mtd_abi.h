@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* MTD and UBI ioctls from the kernel headers mtd-abi.h and ubi-user.h (a stable ABI), which musl lacks. */
+/* MTD and UBI ioctls from the kernel headers mtd-abi.h and ubi-user.h (a stable ABI), which musl
+ * lacks. */
 #ifndef STRATA_MTD_ABI_H
 #define STRATA_MTD_ABI_H
 

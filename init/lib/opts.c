@@ -9,12 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const fatal_names[] = { [FATAL_SHELL] = "shell",
-					   [FATAL_HANG] = "hang",
-					   [FATAL_REBOOT] = "reboot" };
-static const char *const degraded_names[] = { [DEGRADED_TMPFS] = "tmpfs",
-					      [DEGRADED_EMERGENCY] = "emergency",
-					      [DEGRADED_REBOOT] = "reboot" };
+static const char *const fatal_names[] = {
+    [FATAL_SHELL] = "shell", [FATAL_HANG] = "hang", [FATAL_REBOOT] = "reboot"};
+static const char *const degraded_names[] = {
+    [DEGRADED_TMPFS] = "tmpfs", [DEGRADED_EMERGENCY] = "emergency", [DEGRADED_REBOOT] = "reboot"};
 
 const char *fatal_policy_name(enum fatal_policy p)
 {
@@ -24,7 +22,7 @@ const char *fatal_policy_name(enum fatal_policy p)
 const char *degraded_policy_name(enum degraded_policy p)
 {
 	return (unsigned)p < sizeof(degraded_names) / sizeof(degraded_names[0]) ? degraded_names[p]
-										 : "?";
+										: "?";
 }
 
 static int lookup(const char *const *names, size_t n, const char *val)
@@ -62,7 +60,7 @@ void opts_defaults(struct strata_opts *o)
 
 const char *stack_parse(const char *text, unsigned *levels)
 {
-	static const char *const names[STACK_MAX_LEVELS] = { "system", "user" };
+	static const char *const names[STACK_MAX_LEVELS] = {"system", "user"};
 	const char *word[STACK_MAX_LEVELS + 1];
 	size_t len[STACK_MAX_LEVELS + 1];
 	unsigned n = 0;
@@ -71,7 +69,8 @@ const char *stack_parse(const char *text, unsigned *levels)
 		if (l) {
 			/* depth first: it is the reason whatever the names say */
 			if (n == STACK_MAX_LEVELS)
-				return "names more than 2 overlay levels: overlayfs nests at most 2 "
+				return "names more than 2 overlay levels: overlayfs nests at most "
+				       "2 "
 				       "(the kernel's FILESYSTEM_MAX_STACK_DEPTH)";
 			word[n] = p;
 			len[n++] = l;
@@ -174,7 +173,9 @@ static const char *apply(struct strata_opts *o, const char *key, const char *val
 		copy_str(o->init, sizeof(o->init), val);
 	} else if (strcmp(key, "root") == 0 || strcmp(key, "data") == 0 ||
 		   strcmp(key, "user") == 0) {
-		char *dst = key[0] == 'r' ? o->root_part : key[0] == 'd' ? o->data_part : o->user_part;
+		char *dst = key[0] == 'r'   ? o->root_part
+			    : key[0] == 'd' ? o->data_part
+					    : o->user_part;
 		if (!valid_part_name(val))
 			return "is not a partition name";
 		if (strlen(val) >= sizeof(o->root_part))

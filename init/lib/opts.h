@@ -10,17 +10,17 @@ enum fatal_policy { FATAL_SHELL, FATAL_HANG, FATAL_REBOOT };
 enum degraded_policy { DEGRADED_TMPFS, DEGRADED_EMERGENCY, DEGRADED_REBOOT };
 
 struct strata_opts {
-	char init[128];      /* strata.init=     program exec'd after switch_root */
-	char root_part[64];  /* strata.root=     MTD name of the squashfs lower */
-	char data_part[64];  /* strata.data=     MTD name of the writable upper */
-	char user_part[64];  /* strata.user=     the user layer's own partition, "" for none */
-	enum fatal_policy fatal;       /* strata.fatal=    shell|hang|reboot */
+	char init[128];		 /* strata.init=     program exec'd after switch_root */
+	char root_part[64];	 /* strata.root=     MTD name of the squashfs lower */
+	char data_part[64];	 /* strata.data=     MTD name of the writable upper */
+	char user_part[64];	 /* strata.user=     the user layer's own partition, "" for none */
+	enum fatal_policy fatal; /* strata.fatal=    shell|hang|reboot */
 	enum degraded_policy degraded; /* strata.degraded= tmpfs|emergency|reboot */
-	unsigned rootwait_ms;          /* strata.rootwait= ms to wait for partitions */
-	bool debug;                    /* strata.debug */
-	char powercut[24];             /* strata.powercut= test hook (CONFIG_STRATA_FAULT_INJECTION) */
-	bool legacy_mount;             /* strata.mountapi=legacy test hook: as if fsopen were ENOSYS */
-	unsigned stack_levels;         /* strata.stack=    1: system overlay only, 2: system + user */
+	unsigned rootwait_ms;	       /* strata.rootwait= ms to wait for partitions */
+	bool debug;		       /* strata.debug */
+	char powercut[24];     /* strata.powercut= test hook (CONFIG_STRATA_FAULT_INJECTION) */
+	bool legacy_mount;     /* strata.mountapi=legacy test hook: as if fsopen were ENOSYS */
+	unsigned stack_levels; /* strata.stack=    1: system overlay only, 2: system + user */
 };
 
 /* The deepest overlay nesting the kernel allows (FILESYSTEM_MAX_STACK_DEPTH). */
@@ -38,7 +38,8 @@ typedef void (*opts_report_fn)(void *arg, const char *key, const char *why);
 
 void opts_defaults(struct strata_opts *o);
 /* Returns the number of rejected keys; valid keys are applied regardless. */
-int opts_parse_cmdline(struct strata_opts *o, const char *cmdline, opts_report_fn report, void *arg);
+int opts_parse_cmdline(struct strata_opts *o, const char *cmdline, opts_report_fn report,
+		       void *arg);
 
 /*
  * Splits the next word off a kernel command line the way the kernel does

@@ -11,15 +11,16 @@ struct ovl_spec {
 	const char *lowers[OVL_MAX_LOWERS]; /* top first */
 	size_t n_lowers;
 	const char *datadir; /* data-only lower layer (below the lowers), may be NULL */
-	const char *upper; /* NULL: read-only overlay */
+	const char *upper;   /* NULL: read-only overlay */
 	const char *work;
-	const char *const *flags; /* further options "key" or "key=value", NULL-terminated; may be NULL */
+	const char *const
+	    *flags; /* further options "key" or "key=value", NULL-terminated; may be NULL */
 };
 
 /*
  * Writes "lowerdir=A:B[::D],upperdir=U,workdir=W[,flag]..." with ':' ',' and
- * '\' in paths escaped (D: the data-only layer). Returns the length, -EINVAL for an incomplete spec,
- * -ENAMETOOLONG when buf is too small.
+ * '\' in paths escaped (D: the data-only layer). Returns the length, -EINVAL for an incomplete
+ * spec, -ENAMETOOLONG when buf is too small.
  */
 int ovl_build_options(const struct ovl_spec *spec, char *buf, size_t len);
 

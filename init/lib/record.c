@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define HDR 16
-static const unsigned char magic[4] = { 'S', 'T', 'R', 'B' };
+static const unsigned char magic[4] = {'S', 'T', 'R', 'B'};
 
 uint32_t crc32_ieee(uint32_t crc, const void *buf, size_t len)
 {
@@ -81,7 +81,8 @@ int record_decode(const unsigned char slot[RECORD_SLOT], struct outcome_record *
 		erased = slot[i] == 0xff;
 	if (erased)
 		return -ENODATA;
-	if (memcmp(slot, magic, 4) != 0 || get32(slot + 8) != crc32_ieee(0, slot + 12, RECORD_SLOT - 12))
+	if (memcmp(slot, magic, 4) != 0 ||
+	    get32(slot + 8) != crc32_ieee(0, slot + 12, RECORD_SLOT - 12))
 		return -EBADMSG;
 	uint32_t len = get32(slot + 12);
 	if (len > RECORD_SLOT - HDR)

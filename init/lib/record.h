@@ -13,9 +13,9 @@
 #define RECORD_SLOT 256
 
 struct outcome_record {
-	uint32_t seq;      /* grows by one per record written */
-	char mode[16];     /* "degraded", or "normal" once a normal boot followed */
-	int err;           /* errno of a degraded boot */
+	uint32_t seq;  /* grows by one per record written */
+	char mode[16]; /* "degraded", or "normal" once a normal boot followed */
+	int err;       /* errno of a degraded boot */
 	char reason[200];
 };
 

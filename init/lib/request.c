@@ -12,10 +12,14 @@
 const char *request_kind_name(enum req_kind kind)
 {
 	switch (kind) {
-	case REQ_RESET_USER: return "reset --user";
-	case REQ_RESET_FULL: return "reset --full";
-	case REQ_REVERT: return "revert";
-	case REQ_NONE: break;
+	case REQ_RESET_USER:
+		return "reset --user";
+	case REQ_RESET_FULL:
+		return "reset --full";
+	case REQ_REVERT:
+		return "revert";
+	case REQ_NONE:
+		break;
 	}
 	return "none";
 }
@@ -48,7 +52,8 @@ int path_normalize(const char *in, char *out, size_t outlen)
 	if (used == 0)
 		return -EINVAL; /* "/" is the whole layer: that is a reset, not a path */
 	if (out[used - 1] == ' ' || out[used - 1] == '\t')
-		return -EINVAL; /* the request file's lines are trimmed: it would name another path */
+		return -EINVAL; /* the request file's lines are trimmed: it would name another path
+				 */
 	out[used] = '\0';
 	return 0;
 }
@@ -82,7 +87,8 @@ static int for_each_line(const char *text, int (*fn)(char *line, void *arg), voi
 			return -EBADMSG;
 		memcpy(line, text, len);
 		line[len] = '\0';
-		while (len && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r'))
+		while (len &&
+		       (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		char *l = line;
 		while (*l == ' ' || *l == '\t')
@@ -178,7 +184,7 @@ static int request_line(char *line, void *arg)
 
 int request_parse(const char *text, struct request *req, unsigned *bad_line)
 {
-	struct parse_state ps = { req, 0, 0 };
+	struct parse_state ps = {req, 0, 0};
 	memset(req, 0, sizeof(*req));
 	int r = for_each_line(text, request_line, &ps, bad_line);
 	if (r < 0)

@@ -100,8 +100,8 @@ static int walk_open(int base, const char *rel, int flags)
 			return r;
 		}
 		/* O_PATH|O_NOFOLLOW on the last component looks at a symlink, as openat2 does */
-		bool link_itself = last && (flags & O_PATH) && (flags & O_NOFOLLOW) &&
-				   rel[strlen(rel) - 1] != '/';
+		bool link_itself =
+		    last && (flags & O_PATH) && (flags & O_NOFOLLOW) && rel[strlen(rel) - 1] != '/';
 		if ((S_ISLNK(st.st_mode) && !link_itself) || st.st_dev != dev) {
 			close(fd);
 			return S_ISLNK(st.st_mode) ? -ELOOP : -EXDEV;
@@ -111,7 +111,8 @@ static int walk_open(int base, const char *rel, int flags)
 			return -ENOTDIR;
 		}
 		int next = openat(fd, comp,
-				  last ? flags | O_NOFOLLOW : O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				  last ? flags | O_NOFOLLOW
+				       : O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		r = -errno;
 		close(fd);
 		if (next < 0)
@@ -129,9 +130,9 @@ static int resolve(int base, const char *rel, int flags)
 	if (r < 0)
 		return r;
 	if (!force_walk) {
-		struct safe_open_how how = { (uint64_t)(flags | O_CLOEXEC), 0,
-					     SAFE_RESOLVE_BENEATH | SAFE_RESOLVE_NO_SYMLINKS |
-						     SAFE_RESOLVE_NO_MAGICLINKS | SAFE_RESOLVE_NO_XDEV };
+		struct safe_open_how how = {(uint64_t)(flags | O_CLOEXEC), 0,
+					    SAFE_RESOLVE_BENEATH | SAFE_RESOLVE_NO_SYMLINKS |
+						SAFE_RESOLVE_NO_MAGICLINKS | SAFE_RESOLVE_NO_XDEV};
 		long fd = syscall(SYS_openat2, base, rel, &how, sizeof(how));
 		if (fd >= 0)
 			return (int)fd;
@@ -304,9 +305,10 @@ static void remove_below(int dirfd, dev_t dev, unsigned depth)
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != dev)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
-			int sub = depth < 256 ? openat(dirfd, de->d_name,
-						       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-					      : -1;
+			int sub = depth < 256
+				      ? openat(dirfd, de->d_name,
+					       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+				      : -1;
 			if (sub >= 0)
 				remove_below(sub, dev, depth + 1);
 			unlinkat(dirfd, de->d_name, AT_REMOVEDIR);
@@ -375,7 +377,9 @@ int safe_write_file(int base, const char *rel, const void *data, size_t len, boo
 	/* whatever sits at the temporary name is a leftover: removed, never opened */
 	if (r == 0)
 		r = remove_at(dir, tmp);
-	int fd = r < 0 ? r : openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = r < 0
+		     ? r
+		     : openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		r = r < 0 ? r : -errno;
 		close(dir);
@@ -437,13 +441,20 @@ int safe_mkdirs(int base, const char *rel, mode_t mode, mode_t *found)
 const char *safe_kind_name(mode_t kind)
 {
 	switch (kind & S_IFMT) {
-	case S_IFREG: return "a regular file";
-	case S_IFDIR: return "a directory";
-	case S_IFLNK: return "a symbolic link";
-	case S_IFIFO: return "a FIFO";
-	case S_IFSOCK: return "a socket";
-	case S_IFCHR: return "a character device";
-	case S_IFBLK: return "a block device";
+	case S_IFREG:
+		return "a regular file";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFLNK:
+		return "a symbolic link";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
 	}
 	return "nothing";
 }

@@ -10,9 +10,9 @@
  * is never opened, so nothing there can block or be set off. Reads are
  * bounded. Everything returns an fd, a length or 0, or -errno, and never logs.
  *
- * found may be NULL everywhere. Errors beyond the usual: -ELOOP (a symlink on the path), -EFTYPE (an entry
- * of the wrong kind; *found says which), -EFBIG (a file over the read bound),
- * -EXDEV (another filesystem on the path), -EINVAL (an absolute path, "..").
+ * found may be NULL everywhere. Errors beyond the usual: -ELOOP (a symlink on the path), -EFTYPE
+ * (an entry of the wrong kind; *found says which), -EFBIG (a file over the read bound), -EXDEV
+ * (another filesystem on the path), -EINVAL (an absolute path, "..").
  */
 #ifndef STRATA_SAFEFS_H
 #define STRATA_SAFEFS_H

@@ -41,7 +41,7 @@ int layer_measure(const char *path, uint64_t bytes, uint8_t digest[FSVERITY_DIGE
 	struct {
 		struct fsverity_digest d;
 		uint8_t buf[FSVERITY_DIGEST_SIZE];
-	} m = { .d.digest_size = FSVERITY_DIGEST_SIZE };
+	} m = {.d.digest_size = FSVERITY_DIGEST_SIZE};
 	int r;
 	*kernel = ioctl(fd, FS_IOC_MEASURE_VERITY, &m) == 0 &&
 		  m.d.digest_algorithm == FS_VERITY_HASH_ALG_SHA256;
@@ -65,9 +65,9 @@ int layer_measure(const char *path, uint64_t bytes, uint8_t digest[FSVERITY_DIGE
 static int enable_verity(int dirfd, const char *name, mode_t *kind)
 {
 	struct fsverity_enable_arg arg = {
-		.version = 1,
-		.hash_algorithm = FS_VERITY_HASH_ALG_SHA256,
-		.block_size = FSVERITY_BLOCK_SIZE,
+	    .version = 1,
+	    .hash_algorithm = FS_VERITY_HASH_ALG_SHA256,
+	    .block_size = FSVERITY_BLOCK_SIZE,
 	};
 	struct stat st;
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -145,9 +145,9 @@ static int enable_verity_in(int dfd, const char *dir, struct store_stats *st, ch
 	return err;
 }
 
-int store_enable_verity(const char *data_dir, const char *store, const char *stamp,
-			const char *key, struct store_stats *st, char *failed, size_t len,
-			char *stray, size_t stray_len)
+int store_enable_verity(const char *data_dir, const char *store, const char *stamp, const char *key,
+			struct store_stats *st, char *failed, size_t len, char *stray,
+			size_t stray_len)
 {
 	char text[96];
 	mode_t found;
@@ -186,8 +186,8 @@ int store_enable_verity(const char *data_dir, const char *store, const char *sta
 			break;
 		}
 		mode_t kind = sb.st_mode & S_IFMT;
-		int dfd = S_ISDIR(sb.st_mode) ? safe_open_dir(dirfd(top), de->d_name, &kind)
-					      : -EFTYPE;
+		int dfd =
+		    S_ISDIR(sb.st_mode) ? safe_open_dir(dirfd(top), de->d_name, &kind) : -EFTYPE;
 		/* a symlink, a non-directory, another filesystem: no fan-out directory */
 		if (dfd == -EFTYPE || dfd == -ELOOP || dfd == -EXDEV) {
 			note_stray(st, kind, "", de->d_name, stray, stray_len);

@@ -19,10 +19,10 @@ int layer_measure(const char *path, uint64_t bytes, uint8_t digest[FSVERITY_DIGE
 
 struct store_stats {
 	unsigned objects, enabled, failed;
-	unsigned stray;    /* entries neither a fan-out directory nor an object: never opened */
+	unsigned stray;	   /* entries neither a fan-out directory nor an object: never opened */
 	mode_t stray_kind; /* what the first of them is (S_IFLNK, S_IFIFO, ...) */
-	mode_t found;      /* what sat at the name in failed, for safe_strerror */
-	bool skipped;      /* the stamp matched: nothing walked */
+	mode_t found;	   /* what sat at the name in failed, for safe_strerror */
+	bool skipped;	   /* the stamp matched: nothing walked */
 };
 
 /*
@@ -37,8 +37,8 @@ struct store_stats {
  * failed); other -errno when the store cannot be walked (its name or the
  * fan-out directory in failed, what sits there in st->found).
  */
-int store_enable_verity(const char *data_dir, const char *store, const char *stamp,
-			const char *key, struct store_stats *st, char *failed, size_t len,
-			char *stray, size_t stray_len);
+int store_enable_verity(const char *data_dir, const char *store, const char *stamp, const char *key,
+			struct store_stats *st, char *failed, size_t len, char *stray,
+			size_t stray_len);
 
 #endif

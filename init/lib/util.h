@@ -35,6 +35,6 @@ void remove_tree_contents(int dirfd, dev_t dev);
 int mkdir_p(const char *path, mode_t mode);
 /* snprintf that reports truncation as -ENAMETOOLONG. */
 int xsnprintf(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4), warn_unused_result));
+    __attribute__((format(printf, 3, 4), warn_unused_result));
 
 #endif

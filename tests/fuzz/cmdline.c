@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(strcmp(degraded_policy_name(o.degraded), "?") != 0);
 
 	/* module parameters, into the board line's buffer and into a tight one */
-	static const char *const modules[] = { "phram", "block2mtd", "ubi", "x" };
+	static const char *const modules[] = {"phram", "block2mtd", "ubi", "x"};
 	for (size_t i = 0; i < sizeof(modules) / sizeof(modules[0]); i++) {
 		char params[512] = "board=1", tiny[8] = "";
 		if (cmdline_module_params(cmdline, modules[i], params, sizeof(params)) == 0)

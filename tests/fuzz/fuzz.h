@@ -9,12 +9,13 @@
 #include <string.h>
 
 /* A violated invariant is a crash libFuzzer records with its input. */
-#define FUZZ_ASSERT(cond)                                                                         \
-	do {                                                                                      \
-		if (!(cond)) {                                                                    \
-			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond); \
-			abort();                                                                  \
-		}                                                                                 \
+#define FUZZ_ASSERT(cond)                                                                          \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__,       \
+				#cond);                                                            \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 /* The input as a NUL-terminated heap copy (stops at an embedded NUL, as the init's reads do). */

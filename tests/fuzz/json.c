@@ -45,7 +45,7 @@ static void check_string_array(const char *text, const char *key)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = fuzz_cstr(data, size);
-	static const char *const keys[] = { "mode", "degraded_reason", "name", "first_boot", "" };
+	static const char *const keys[] = {"mode", "degraded_reason", "name", "first_boot", ""};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		char big[256], tiny[2];
 		uint64_t u;
@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    json_get_string(text, keys[i], big, sizeof(big)) == -EINVAL &&
 				    json_get_object(text, keys[i], big, sizeof(big)) == -EINVAL);
 	}
-	static const char *const objects[] = { "previous_boot", "capabilities", "generations", "" };
+	static const char *const objects[] = {"previous_boot", "capabilities", "generations", ""};
 	for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
 		check_object(text, objects[i]);
 	check_string_array(text, "stack");

@@ -37,7 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int i = modplan_next(&plan);
 		if (i == -ENOENT)
 			break;
-		FUZZ_ASSERT(i >= 0 && (size_t)i < plan.n); /* nothing else is loading: never -EAGAIN */
+		FUZZ_ASSERT(i >= 0 &&
+			    (size_t)i < plan.n); /* nothing else is loading: never -EAGAIN */
 		plan.e[i].state = plan.e[i].name[0] == 'f' ? MOD_FAILED : MOD_DONE;
 	}
 	for (size_t i = 0; i < plan.n; i++)

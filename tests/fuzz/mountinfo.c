@@ -8,7 +8,7 @@
 
 static void options(const char *opts)
 {
-	static const char *const keys[] = { "upperdir", "lowerdir", "workdir", "" };
+	static const char *const keys[] = {"upperdir", "lowerdir", "workdir", ""};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		char big[512], tiny[4];
 		int r = ovl_option(opts, keys[i], big, sizeof(big));
@@ -23,7 +23,7 @@ static void options(const char *opts)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = fuzz_cstr(data, size);
-	static const char *const mps[] = { "/", "/run/strata/system", "/run/strata/data" };
+	static const char *const mps[] = {"/", "/run/strata/system", "/run/strata/data"};
 	for (size_t i = 0; i < sizeof(mps) / sizeof(mps[0]); i++) {
 		struct mount_entry e;
 		int r = mountinfo_find(text, mps[i], &e);

@@ -9,13 +9,14 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = fuzz_cstr(data, size);
-	static const char *const names[] = { "rootfs", "rootfs_data", "", "strata_log" };
+	static const char *const names[] = {"rootfs", "rootfs_data", "", "strata_log"};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		struct mtd_part p;
 		int r = mtd_find(text, names[i], &p);
 		FUZZ_ASSERT(r == 0 || r == -ENOENT || r == -EINVAL);
 		if (r == 0)
-			FUZZ_ASSERT(strcmp(p.name, names[i]) == 0 && p.index >= 0 && p.index <= 1023);
+			FUZZ_ASSERT(strcmp(p.name, names[i]) == 0 && p.index >= 0 &&
+				    p.index <= 1023);
 	}
 	/* the list of names, into buffers from none to roomy */
 	for (size_t len = 0; len <= 64; len += 9) {

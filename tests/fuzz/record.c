@@ -28,7 +28,8 @@ static void decode(const unsigned char slot[RECORD_SLOT])
 	if (record_encode(&rec, encoded) == 0) {
 		FUZZ_ASSERT(record_decode(encoded, &again) == 0);
 		FUZZ_ASSERT(again.seq == rec.seq && again.err == rec.err &&
-			    strcmp(again.mode, rec.mode) == 0 && strcmp(again.reason, rec.reason) == 0);
+			    strcmp(again.mode, rec.mode) == 0 &&
+			    strcmp(again.reason, rec.reason) == 0);
 	}
 }
 

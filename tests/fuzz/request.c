@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Fuzz target: the reset/revert request file on the data flash; what parses formats back the same. */
+/* Fuzz target: the reset/revert request file on the data flash; what parses formats back the same.
+ */
 /* fuzz-sources: request.c strbuf.c */
 #include "../../init/lib/request.h"
 #include "fuzz.h"

@@ -27,7 +27,7 @@ static enum button_action hold(uint64_t ms)
 {
 	struct button_fsm f;
 	button_fsm_init(&f, &conf);
-	const struct ev evs[] = { { 1, 1000, 0 }, { 0, 1000 + ms, 0 } };
+	const struct ev evs[] = {{1, 1000, 0}, {0, 1000 + ms, 0}};
 	return feed(&f, evs, 2);
 }
 
@@ -57,14 +57,14 @@ static void autorepeat_changes_nothing(void)
 	button_fsm_init(&f, &conf);
 	struct ev evs[200];
 	size_t n = 0;
-	evs[n++] = (struct ev){ 1, 100, 0 };
+	evs[n++] = (struct ev){1, 100, 0};
 	for (uint64_t t = 350; t < 4600; t += 33)
-		evs[n++] = (struct ev){ 2, t, 0 };
-	evs[n++] = (struct ev){ 0, 4600, 0 };
+		evs[n++] = (struct ev){2, t, 0};
+	evs[n++] = (struct ev){0, 4600, 0};
 	CHECK(feed(&f, evs, n) == BUTTON_NOTHING);
 	CHECK(f.held_ms == 4500 && f.ignored == NULL);
 	/* a repeat alone (its press unseen) starts nothing */
-	const struct ev lone[] = { { 2, 100, 0 }, { 2, 7000, 0 }, { 0, 7100, 0 } };
+	const struct ev lone[] = {{2, 100, 0}, {2, 7000, 0}, {0, 7100, 0}};
 	CHECK(feed(&f, lone, 3) == BUTTON_NOTHING);
 	CHECK(f.ignored != NULL);
 }
@@ -168,19 +168,26 @@ static void config_file(void)
 	button_conf_defaults(&c);
 	CHECK(c.key == 88 && c.user_ms == 5000 && c.full_ms == 10000 && !c.short_reboot);
 	CHECK_STR(c.led, "input*::scrolllock");
-	CHECK(button_conf_parse(&c, "# thresholds\n user_ms 3000 \nfull_ms\t8000 # longer\n\n"
-				    "short reboot\nkey 408\nled green:status\r\n",
-				    &bad) == 0);
+	CHECK(button_conf_parse(&c,
+				"# thresholds\n user_ms 3000 \nfull_ms\t8000 # longer\n\n"
+				"short reboot\nkey 408\nled green:status\r\n",
+				&bad) == 0);
 	CHECK(c.user_ms == 3000 && c.full_ms == 8000 && c.short_reboot && c.key == 408);
 	CHECK_STR(c.led, "green:status");
 	CHECK(button_conf_parse(&c, "short nothing", &bad) == 0 && !c.short_reboot);
 	CHECK(button_conf_parse(&c, "", &bad) == 0 && c.user_ms == 3000);
 
 	struct button_conf before = c;
-	const char *bad_texts[] = { "user_ms 5000\nbogus 1\n", "user_ms 5000\nuser_ms\n",
-				    "user_ms -5\n",  "user_ms 5s\n", "short sometimes\n",
-				    "led ../x\n", "key 99999\n", "user_ms 99999999999999999999\n",
-				    "led *::*\n", "led .\n" };
+	const char *bad_texts[] = {"user_ms 5000\nbogus 1\n",
+				   "user_ms 5000\nuser_ms\n",
+				   "user_ms -5\n",
+				   "user_ms 5s\n",
+				   "short sometimes\n",
+				   "led ../x\n",
+				   "key 99999\n",
+				   "user_ms 99999999999999999999\n",
+				   "led *::*\n",
+				   "led .\n"};
 	for (size_t i = 0; i < sizeof(bad_texts) / sizeof(bad_texts[0]); i++) {
 		CHECK(button_conf_parse(&c, bad_texts[i], &bad) == -EINVAL);
 		CHECK(bad == (i < 2 ? 2u : 1u));

@@ -22,11 +22,11 @@ static int ours(char *buf, size_t len, const char *fmt, ...)
 
 #define SAME(...)                                                                                  \
 	do {                                                                                       \
-		char ours_[256] = "", libc_[256] = "";                                                   \
-		int na_ = ours(ours_, sizeof(ours_), __VA_ARGS__);                                       \
-		int nb_ = snprintf(libc_, sizeof(libc_), __VA_ARGS__);                                   \
+		char ours_[256] = "", libc_[256] = "";                                             \
+		int na_ = ours(ours_, sizeof(ours_), __VA_ARGS__);                                 \
+		int nb_ = snprintf(libc_, sizeof(libc_), __VA_ARGS__);                             \
 		CHECK(na_ == nb_);                                                                 \
-		CHECK_STR(ours_, libc_);                                                               \
+		CHECK_STR(ours_, libc_);                                                           \
 	} while (0)
 
 static void conversions_match_the_c_library(void)

@@ -91,15 +91,15 @@ static void sha256_vectors(void)
 	static const struct {
 		const char *msg, *hex;
 	} v[] = {
-		{ "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
-		{ "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
-		{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-		  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
-		{ "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopq"
-		  "klmnopqrlmnopqrsmnopqrstnopqrstu",
-		  "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1" },
+	    {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+	    {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+	    {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+	     "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+	    {"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopq"
+	     "klmnopqrlmnopqrsmnopqrstnopqrstu",
+	     "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"},
 	};
-	bool paths[2] = { false, sha256_have_cpu_insns() };
+	bool paths[2] = {false, sha256_have_cpu_insns()};
 	for (int p = 0; p < (paths[1] ? 2 : 1); p++)
 		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 			uint8_t d[FSVERITY_DIGEST_SIZE];
@@ -109,7 +109,8 @@ static void sha256_vectors(void)
 			CHECK_STR(hex, v[i].hex);
 		}
 	if (!paths[1])
-		fprintf(stderr, "  note: no SHA-NI on this CPU; only the portable code was tested\n");
+		fprintf(stderr,
+			"  note: no SHA-NI on this CPU; only the portable code was tested\n");
 }
 
 /* Both SHA-256 implementations agree on every length around the padding boundaries. */
@@ -130,8 +131,8 @@ static void sha256_paths_agree(void)
 static void digest_sizes_match_fsverity_digest(void)
 {
 	/* empty; one partial, exact and one-over block; 1 MiB + 1 (two chunks) */
-	static const uint64_t sizes[] = { 0, 1, 4095, 4096, 4097, 8192, 128 * 4096, 128 * 4096 + 1,
-					  (1 << 20) + 1 };
+	static const uint64_t sizes[] = {0,    1,	   4095,	   4096,	 4097,
+					 8192, 128 * 4096, 128 * 4096 + 1, (1 << 20) + 1};
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		check_size(sizes[i], 1);
 }
@@ -164,8 +165,8 @@ static void prefix_of_a_longer_device(void)
 	char dev[256];
 	snprintf(dev, sizeof(dev), "%s/dev", tmpdir);
 	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "{ cat '%s'; head -c 1000000 /dev/zero | tr '\\0' '\\377'; } > '%s'",
-		 p, dev);
+	snprintf(cmd, sizeof(cmd),
+		 "{ cat '%s'; head -c 1000000 /dev/zero | tr '\\0' '\\377'; } > '%s'", p, dev);
 	CHECK(system(cmd) == 0);
 	CHECK_STR(ours(dev, size, 2, &err), want);
 	CHECK(err == 0);
@@ -186,8 +187,8 @@ static void short_device_is_enodata(void)
 	ours(p, 4096 + 1, 1, &err);
 	CHECK(err == 0);
 	unlink(p);
-	CHECK(fsverity_digest_fd(-1, 5, 1, (uint8_t[32]){ 0 }) == -EBADF);
-	CHECK(fsverity_digest_fd(-1, 5 << 20, 2, (uint8_t[32]){ 0 }) == -EBADF);
+	CHECK(fsverity_digest_fd(-1, 5, 1, (uint8_t[32]){0}) == -EBADF);
+	CHECK(fsverity_digest_fd(-1, 5 << 20, 2, (uint8_t[32]){0}) == -EBADF);
 }
 
 static void hex_round_trip(void)

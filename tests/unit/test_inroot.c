@@ -39,7 +39,7 @@ static char root[PATH_MAX];
 static int rootfd = -1;
 
 enum mode { MODE_OPENAT2, MODE_WALK, MODE_ENOSYS };
-static const char *const mode_names[] = { "openat2", "walk", "enosys" };
+static const char *const mode_names[] = {"openat2", "walk", "enosys"};
 static enum mode mode;
 static const char *test_name = "";
 static bool can_mount;
@@ -129,7 +129,8 @@ static void make_tree(void)
 	put(at(base, "secret"), "host secret\n");
 	put(at(base, "hostonly"), "host only\n");
 
-	static const char *const dirs[] = { "bin", "sbin", "etc", "opt", "usr/lib/x", "hops", "proc" };
+	static const char *const dirs[] = {"bin",	"sbin", "etc", "opt",
+					   "usr/lib/x", "hops", "proc"};
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		mkdirs(at(root, dirs[i]));
 	put(at(root, "bin/busybox"), "root busybox\n");
@@ -142,15 +143,15 @@ static void make_tree(void)
 	put(at(mirror, "secret"), "root secret\n");
 
 	link_at("../bin/busybox", "sbin/init"); /* relative */
-	link_at("/bin/busybox", "sbin/abs"); /* absolute: ROOT/bin/busybox */
+	link_at("/bin/busybox", "sbin/abs");	/* absolute: ROOT/bin/busybox */
 	link_at("../../../../../bin/busybox", "opt/dotdot");
 	link_at("..", "opt/up");
 	link_at("/usr/lib", "opt/libdir");
-	link_at("/opt/libdir/x/prog", "opt/chain"); /* absolute to a link to a directory */
-	link_at("chain", "opt/chain2"); /* relative to that */
-	link_at("/sbin/init", "opt/chain3"); /* absolute to a relative one */
-	link_at(at(base, "secret"), "opt/mirror"); /* a host path the root has too */
-	link_at(at(base, "hostonly"), "opt/hostonly"); /* a host path the root lacks */
+	link_at("/opt/libdir/x/prog", "opt/chain");	  /* absolute to a link to a directory */
+	link_at("chain", "opt/chain2");			  /* relative to that */
+	link_at("/sbin/init", "opt/chain3");		  /* absolute to a relative one */
+	link_at(at(base, "secret"), "opt/mirror");	  /* a host path the root has too */
+	link_at(at(base, "hostonly"), "opt/hostonly");	  /* a host path the root lacks */
 	link_at(at(root, "bin/busybox"), "opt/rootpath"); /* the root's own host path */
 	link_at(at("/proc/self/root", at(base, "secret")), "opt/magic"); /* root/proc is empty */
 	link_at("loop", "opt/loop");
@@ -346,12 +347,12 @@ static void results_are_o_path(void)
 static int refuse_openat2(void)
 {
 	struct sock_filter filter[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = sizeof(filter) / sizeof(filter[0]), .filter = filter };
+	struct sock_fprog prog = {.len = sizeof(filter) / sizeof(filter[0]), .filter = filter};
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
 		return -errno;
@@ -421,7 +422,7 @@ static void host_has_openat2_and_decoys(void)
 {
 	struct {
 		unsigned long long flags, mode, resolve;
-	} how = { O_PATH | O_CLOEXEC, 0, 0 };
+	} how = {O_PATH | O_CLOEXEC, 0, 0};
 	long fd = syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
 	CHECK(fd >= 0);
 	if (fd >= 0)
@@ -449,8 +450,8 @@ int main(void)
 		return 1;
 	}
 	/* the bind mount of /proc made here vanishes with the process */
-	can_mount = unshare(CLONE_NEWNS) == 0 &&
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
+	can_mount =
+	    unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
 	make_tree();
 	RUN(host_has_openat2_and_decoys);
 	RUN(symlinks_resolve_inside_openat2);

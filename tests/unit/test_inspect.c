@@ -8,13 +8,13 @@
 #include <errno.h>
 
 static const char mountinfo[] =
-	"22 1 0:5 / / rw,noatime - overlay overlay rw,lowerdir=/run/strata/system,"
-	"upperdir=/run/strata/data/user.1/upper,workdir=/run/strata/data/user.1/work\n"
-	"27 26 31:0 / /run/strata/lower/0 ro,nosuid,nodev - squashfs /dev/mtdblock0 ro\n"
-	"28 26 0:24 / /run/strata/data rw,noatime - jffs2 mtd1 rw\n"
-	"29 26 0:25 / /mnt/with\\040space rw - tmpfs tmpfs rw\n"
-	"30 26 0:26 / /run/strata/data rw - tmpfs tmpfs rw\n"
-	"garbage line\n";
+    "22 1 0:5 / / rw,noatime - overlay overlay rw,lowerdir=/run/strata/system,"
+    "upperdir=/run/strata/data/user.1/upper,workdir=/run/strata/data/user.1/work\n"
+    "27 26 31:0 / /run/strata/lower/0 ro,nosuid,nodev - squashfs /dev/mtdblock0 ro\n"
+    "28 26 0:24 / /run/strata/data rw,noatime - jffs2 mtd1 rw\n"
+    "29 26 0:25 / /mnt/with\\040space rw - tmpfs tmpfs rw\n"
+    "30 26 0:26 / /run/strata/data rw - tmpfs tmpfs rw\n"
+    "garbage line\n";
 
 static void mountinfo_lookup(void)
 {

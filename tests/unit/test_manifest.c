@@ -78,8 +78,7 @@ static void malformed_lines_are_named(void)
 	    "line 2: bad digest of layer 'rootfs' (64 hex digits of a sha256 fs-verity digest)");
 	bad("strata-manifest 1\nlayer a 1 " D1 "\nlayer a 2 " D2 "\n", -EBADMSG,
 	    "line 3: layer 'a' is listed twice");
-	bad("strata-manifest 1\nlayers a 1 " D1 "\n", -EBADMSG,
-	    "line 2: unknown keyword 'layers'");
+	bad("strata-manifest 1\nlayers a 1 " D1 "\n", -EBADMSG, "line 2: unknown keyword 'layers'");
 	bad("strata-manifest 1\nstrata-manifest 1\n", -EBADMSG,
 	    "line 2: unknown keyword 'strata-manifest'");
 }

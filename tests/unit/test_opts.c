@@ -86,11 +86,12 @@ static void bad_values_are_named_and_ignored(void)
 	int n = 0;
 	reported[0] = '\0';
 	opts_defaults(&o);
-	int r = opts_parse_cmdline(&o,
-				   "strata.init=sbin/init strata.fatal=explode strata.rootwait=-1 "
-				   "strata.rootwait=99999999 strata.root strata.data=a/b strata.x=1 "
-				   "strata.debug=perhaps",
-				   report, &n);
+	int r =
+	    opts_parse_cmdline(&o,
+			       "strata.init=sbin/init strata.fatal=explode strata.rootwait=-1 "
+			       "strata.rootwait=99999999 strata.root strata.data=a/b strata.x=1 "
+			       "strata.debug=perhaps",
+			       report, &n);
 	CHECK(r == 8 && n == 8);
 	CHECK_STR(o.init, "/sbin/init");
 	CHECK(o.fatal == FATAL_SHELL);
@@ -136,9 +137,10 @@ static void oversized_words_are_skipped(void)
 static void module_params_like_modprobe(void)
 {
 	char out[128] = "base=1";
-	CHECK(cmdline_module_params("quiet virtio_blk.queue=/dev/vda,131072,x "
-				    "virtio-blk.z=\"a b\" other.p=1 virtio_blk.flag virtio_blkx.n=1",
-				    "virtio_blk", out, sizeof(out)) == 0);
+	CHECK(
+	    cmdline_module_params("quiet virtio_blk.queue=/dev/vda,131072,x "
+				  "virtio-blk.z=\"a b\" other.p=1 virtio_blk.flag virtio_blkx.n=1",
+				  "virtio_blk", out, sizeof(out)) == 0);
 	CHECK_STR(out, "base=1 queue=/dev/vda,131072,x z=\"a b\" flag");
 	char small[8] = "";
 	CHECK(cmdline_module_params("m.param=toolongvalue", "m", small, sizeof(small)) ==

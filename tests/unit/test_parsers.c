@@ -66,21 +66,25 @@ static void modlist_parses_lines(void)
 static void ovl_options_escape_and_check(void)
 {
 	char buf[256];
-	struct ovl_spec s = { .lowers = { "/l/a", "/l/b,c:d" }, .n_lowers = 2,
-			      .upper = "/u", .work = "/w" };
+	struct ovl_spec s = {
+	    .lowers = {"/l/a", "/l/b,c:d"}, .n_lowers = 2, .upper = "/u", .work = "/w"};
 	CHECK(ovl_build_options(&s, buf, sizeof(buf)) > 0);
 	CHECK_STR(buf, "lowerdir=/l/a:/l/b\\,c\\:d,upperdir=/u,workdir=/w");
 	char tiny[20];
 	CHECK(ovl_build_options(&s, tiny, sizeof(tiny)) == -ENAMETOOLONG);
-	struct ovl_spec data = { .lowers = { "/m" }, .n_lowers = 1, .datadir = "/d:x",
-				 .upper = "/u", .work = "/w", .flags = (const char *const[]){ "verity=require", NULL } };
+	struct ovl_spec data = {.lowers = {"/m"},
+				.n_lowers = 1,
+				.datadir = "/d:x",
+				.upper = "/u",
+				.work = "/w",
+				.flags = (const char *const[]){"verity=require", NULL}};
 	CHECK(ovl_build_options(&data, buf, sizeof(buf)) > 0);
 	CHECK_STR(buf, "lowerdir=/m::/d\\:x,upperdir=/u,workdir=/w,verity=require");
-	struct ovl_spec ro_one = { .lowers = { "/l" }, .n_lowers = 1 };
+	struct ovl_spec ro_one = {.lowers = {"/l"}, .n_lowers = 1};
 	CHECK(ovl_build_options(&ro_one, buf, sizeof(buf)) == -EINVAL);
-	struct ovl_spec no_work = { .lowers = { "/l" }, .n_lowers = 1, .upper = "/u" };
+	struct ovl_spec no_work = {.lowers = {"/l"}, .n_lowers = 1, .upper = "/u"};
 	CHECK(ovl_build_options(&no_work, buf, sizeof(buf)) == -EINVAL);
-	struct ovl_spec none = { .n_lowers = 0 };
+	struct ovl_spec none = {.n_lowers = 0};
 	CHECK(ovl_build_options(&none, buf, sizeof(buf)) == -EINVAL);
 }
 
@@ -190,8 +194,9 @@ static void json_reads_nested_record_fields(void)
 /* A key read inside its object only: a "system" elsewhere, found first at the top, is not it. */
 static void json_scopes_reads_to_an_object(void)
 {
-	const char *text = "{\"layers\": [{\"system\": 9}], \"generations\": {\"system\": 1, "
-			   "\"inner\": {\"user\": 5}, \"user\": 2, \"s\": \"}{\\\"\"}, \"user\": 3}";
+	const char *text =
+	    "{\"layers\": [{\"system\": 9}], \"generations\": {\"system\": 1, "
+	    "\"inner\": {\"user\": 5}, \"user\": 2, \"s\": \"}{\\\"\"}, \"user\": 3}";
 	char obj[128], small[8];
 	uint64_t v;
 	CHECK(json_get_u64(text, "system", &v) == 0 && v == 9); /* the first anywhere */
@@ -205,7 +210,8 @@ static void json_scopes_reads_to_an_object(void)
 	CHECK(json_get_object("{\"o\": {}}", "o", small, sizeof(small)) == 0);
 	CHECK_STR(small, "{}");
 	CHECK(json_get_object("{\"o\": {\"a\": {\"b\": 1}", "o", obj, sizeof(obj)) == -EINVAL);
-	CHECK(json_get_object("{\"o\": {\"a\": 1}", "o", obj, sizeof(obj)) == 0); /* only o must close */
+	CHECK(json_get_object("{\"o\": {\"a\": 1}", "o", obj, sizeof(obj)) ==
+	      0); /* only o must close */
 	CHECK(json_get_object("{\"o\": {\"a\": \"}", "o", obj, sizeof(obj)) == -EINVAL);
 	CHECK(json_get_object("{\"o\": {\"a\": \"\\", "o", obj, sizeof(obj)) == -EINVAL);
 	CHECK(json_get_object("{\"o\": [{}]}", "o", obj, sizeof(obj)) == -EINVAL);
@@ -256,7 +262,7 @@ static void json_reads_string_arrays(void)
 	cur = json_find_array("{\"a\": [\"system\"", "a");
 	CHECK(cur && json_array_next_string(&cur, s, sizeof(s)) == 1);
 	CHECK(json_array_next_string(&cur, s, sizeof(s)) == -EINVAL); /* cut before the ']' */
-	static const char *const bad[] = { "[1]", "[null]", "[{}]", "[\"ab", "[\"\\q\"]", "[" };
+	static const char *const bad[] = {"[1]", "[null]", "[{}]", "[\"ab", "[\"\\q\"]", "["};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		cur = bad[i] + 1;
 		CHECK(json_array_next_string(&cur, s, sizeof(s)) == -EINVAL);
@@ -270,16 +276,17 @@ static void json_reads_string_arrays(void)
 static void json_reads_any_whitespace(void)
 {
 	static const char *const layouts[] = {
-		"{\"first_boot\": true, \"generations\": {\"system\": 3, \"user\": 4}, "
-		"\"stack\": [\"system\"], \"previous_boot\": {\"mode\": \"degraded\", \"errno\": 5}}",
-		"{\"first_boot\":true,\"generations\":{\"system\":3,\"user\":4},"
-		"\"stack\":[\"system\"],\"previous_boot\":{\"mode\":\"degraded\",\"errno\":5}}",
-		"{\n \"first_boot\": true,\n \"generations\": {\n  \"system\": 3,\n  \"user\": 4\n },\n"
-		" \"stack\": [\n  \"system\"\n ],\n \"previous_boot\": {\n  \"mode\": \"degraded\",\n"
-		"  \"errno\": 5\n }\n}\n",
-		"{\r\n\t\"first_boot\" :\ttrue ,\r\n\t\"generations\" : { \"system\" : 3 , \"user\" : 4 } ,"
-		"\t\"stack\" : [ \"system\" ] , \"previous_boot\" : { \"mode\" : \"degraded\" , "
-		"\"errno\" : 5 } }",
+	    "{\"first_boot\": true, \"generations\": {\"system\": 3, \"user\": 4}, "
+	    "\"stack\": [\"system\"], \"previous_boot\": {\"mode\": \"degraded\", \"errno\": 5}}",
+	    "{\"first_boot\":true,\"generations\":{\"system\":3,\"user\":4},"
+	    "\"stack\":[\"system\"],\"previous_boot\":{\"mode\":\"degraded\",\"errno\":5}}",
+	    "{\n \"first_boot\": true,\n \"generations\": {\n  \"system\": 3,\n  \"user\": 4\n },\n"
+	    " \"stack\": [\n  \"system\"\n ],\n \"previous_boot\": {\n  \"mode\": \"degraded\",\n"
+	    "  \"errno\": 5\n }\n}\n",
+	    "{\r\n\t\"first_boot\" :\ttrue ,\r\n\t\"generations\" : { \"system\" : 3 , \"user\" : "
+	    "4 } ,"
+	    "\t\"stack\" : [ \"system\" ] , \"previous_boot\" : { \"mode\" : \"degraded\" , "
+	    "\"errno\" : 5 } }",
 	};
 	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
 		const char *text = layouts[i], *cur;
@@ -383,7 +390,7 @@ static void flash_contents_are_told_apart(void)
 static void outcome_record_round_trips(void)
 {
 	unsigned char slot[RECORD_SLOT];
-	struct outcome_record in = { .seq = 7, .mode = "degraded", .err = 74 }, out;
+	struct outcome_record in = {.seq = 7, .mode = "degraded", .err = 74}, out;
 	snprintf(in.reason, sizeof(in.reason), "'rootfs_data' holds ext2/3/4,\nnot jffs2");
 	CHECK(record_encode(&in, slot) == 0);
 	CHECK(record_decode(slot, &out) == 0);

@@ -63,19 +63,19 @@ static void malformed_requests_are_refused(void)
 	static struct request r;
 	unsigned bad = 99;
 	static const char *const bad_texts[] = {
-		"",
-		"strata-request 2\nid 1\nreset user\nend\n",         /* unknown version */
-		"strata-request 1\nid 1\nreset user\n",               /* torn: no end */
-		"strata-request 1\nreset user\nend\n",                /* no id */
-		"strata-request 1\nid 1\nend\n",                      /* nothing to do */
-		"strata-request 1\nid x\nreset user\nend\n",
-		"strata-request 1\nid 1\nreset all\nend\n",
-		"strata-request 1\nid 1\nreset user\nreset full\nend\n",
-		"strata-request 1\nid 1\nrevert user /../etc\nend\n",
-		"strata-request 1\nid 1\nrevert other /etc\nend\n",
-		"strata-request 1\nid 1\nrevert user /etc\nkeep /x\nend\n",
-		"strata-request 1\nid 1\nreset user\nend\nreset full\n", /* after the end */
-		"strata-request 1\nid 1\nreset user\nbogus line\nend\n",
+	    "",
+	    "strata-request 2\nid 1\nreset user\nend\n", /* unknown version */
+	    "strata-request 1\nid 1\nreset user\n",	 /* torn: no end */
+	    "strata-request 1\nreset user\nend\n",	 /* no id */
+	    "strata-request 1\nid 1\nend\n",		 /* nothing to do */
+	    "strata-request 1\nid x\nreset user\nend\n",
+	    "strata-request 1\nid 1\nreset all\nend\n",
+	    "strata-request 1\nid 1\nreset user\nreset full\nend\n",
+	    "strata-request 1\nid 1\nrevert user /../etc\nend\n",
+	    "strata-request 1\nid 1\nrevert other /etc\nend\n",
+	    "strata-request 1\nid 1\nrevert user /etc\nkeep /x\nend\n",
+	    "strata-request 1\nid 1\nreset user\nend\nreset full\n", /* after the end */
+	    "strata-request 1\nid 1\nreset user\nbogus line\nend\n",
 	};
 	for (size_t i = 0; i < sizeof(bad_texts) / sizeof(bad_texts[0]); i++) {
 		int rc = request_parse(bad_texts[i], &r, &bad);
@@ -101,7 +101,7 @@ static void keep_lists_name_the_bad_line(void)
 
 static void state_round_trips(void)
 {
-	struct layer_state st = { 3, 5, 77 }, out;
+	struct layer_state st = {3, 5, 77}, out;
 	char text[64];
 	CHECK(state_format(&st, text, sizeof(text)) > 0);
 	CHECK(state_parse(text, &out) == 0);
@@ -125,10 +125,9 @@ static void numbers_at_their_limits(void)
 	CHECK(state_parse("system 1000000001\nuser 1\napplied 0\n", &out) == -EBADMSG);
 	CHECK(state_parse("system 1\nuser 1\napplied 1000000000000000\n", &out) == -EBADMSG);
 	CHECK(state_parse("system 1\nuser 1\napplied 18446744073709551615\n", &out) == -EBADMSG);
-	CHECK(state_parse("system 1\nuser 1\napplied 99999999999999999999999\n", &out) ==
-	      -EBADMSG);
-	CHECK(request_parse("strata-request 1\nid 999999999999999\nreset full\nend\n", &req, &bad) ==
-	      0);
+	CHECK(state_parse("system 1\nuser 1\napplied 99999999999999999999999\n", &out) == -EBADMSG);
+	CHECK(request_parse("strata-request 1\nid 999999999999999\nreset full\nend\n", &req,
+			    &bad) == 0);
 	CHECK(request_parse("strata-request 1\nid 1000000000000000\nreset full\nend\n", &req,
 			    &bad) == -EBADMSG);
 	CHECK(request_parse("strata-request 1\nid 18446744073709551616\nreset full\nend\n", &req,
@@ -136,7 +135,8 @@ static void numbers_at_their_limits(void)
 	/* generations and ids wrap to 1, and a new id never equals the applied one */
 	CHECK(gen_next(1) == 2 && gen_next(GEN_MAX - 1) == GEN_MAX && gen_next(GEN_MAX) == 1);
 	CHECK(gen_next(4294967295u) == 1);
-	CHECK(request_next_id(0, 0) == 1 && request_next_id(5, 0) == 6 && request_next_id(5, 9) == 10);
+	CHECK(request_next_id(0, 0) == 1 && request_next_id(5, 0) == 6 &&
+	      request_next_id(5, 9) == 10);
 	CHECK(request_next_id(REQ_ID_MAX, 0) == 1);
 	CHECK(request_next_id(1, REQ_ID_MAX) == 2); /* the wrap would give 1, the applied one */
 	CHECK(request_next_id(0, 18446744073709551615UL) == 1);

@@ -170,10 +170,11 @@ static bool make_device(int base, const char *rel)
 
 static bool make_socket(int base, const char *rel)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	bool ok = s >= 0 && (size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", at(dir, rel)) <
-				    sizeof(sa.sun_path) &&
+	bool ok = s >= 0 &&
+		  (size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", at(dir, rel)) <
+		      sizeof(sa.sun_path) &&
 		  bind(s, (struct sockaddr *)&sa, sizeof(sa)) == 0;
 	if (s >= 0)
 		close(s);
@@ -194,9 +195,9 @@ static void kinds_are_reported(void)
 	static const struct {
 		const char *rel;
 		mode_t kind;
-	} cases[] = { { "file", S_IFREG }, { "dir", S_IFDIR },	 { "link", S_IFLNK },
-		      { "out", S_IFLNK },  { "fifo", S_IFIFO }, { "dir/", S_IFDIR },
-		      { "./file", S_IFREG }, { "dir//.", S_IFDIR } };
+	} cases[] = {{"file", S_IFREG},	  {"dir", S_IFDIR},   {"link", S_IFLNK},
+		     {"out", S_IFLNK},	  {"fifo", S_IFIFO},  {"dir/", S_IFDIR},
+		     {"./file", S_IFREG}, {"dir//.", S_IFDIR}};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int r = safe_kind(base, cases[i].rel, &found);
 		if (r != 0 || found != cases[i].kind)
@@ -269,12 +270,12 @@ static void symlinks_are_never_followed(void)
 	put(base, "real/f", "inside\n");
 	CHECK(symlinkat("/dev/zero", base, "zero") == 0);
 	CHECK(symlinkat(at(outside, "secret"), base, "escape") == 0);
-	CHECK(symlinkat("../" , base, "up") == 0);
+	CHECK(symlinkat("../", base, "up") == 0);
 	CHECK(symlinkat(outside, base, "outdir") == 0);
 	CHECK(symlinkat("real", base, "inlink") == 0); /* even one that stays beneath */
 	CHECK(symlinkat("file", base, "filelink") == 0);
 	alarm(5);
-	static const char *const files[] = { "zero", "escape", "filelink" };
+	static const char *const files[] = {"zero", "escape", "filelink"};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		found = 0;
 		CHECK(safe_read_file(base, files[i], buf, sizeof(buf), &found) == -ELOOP &&
@@ -285,8 +286,8 @@ static void symlinks_are_never_followed(void)
 		found = 0;
 		CHECK(safe_open_dir(base, files[i], &found) == -ELOOP && found == S_IFLNK);
 	}
-	static const char *const through[] = { "outdir/secret", "up/" , "inlink/f",
-					       "outdir/dir", "up/x/y" };
+	static const char *const through[] = {"outdir/secret", "up/", "inlink/f", "outdir/dir",
+					      "up/x/y"};
 	for (size_t i = 0; i < sizeof(through) / sizeof(through[0]); i++) {
 		int r = safe_read_file(base, through[i], buf, sizeof(buf), &found);
 		if (r != -ELOOP)
@@ -364,7 +365,7 @@ static void opened_entries_are_usable(void)
 	if (fd >= 0)
 		close(fd);
 	/* a directory fd that reads, also through "." components */
-	static const char *const dirs[] = { "dir", "dir/", "./dir", "dir/.", "." };
+	static const char *const dirs[] = {"dir", "dir/", "./dir", "dir/.", "."};
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		found = 0;
 		fd = safe_open_dir(base, dirs[i], &found);
@@ -389,8 +390,8 @@ static void reads_are_bounded(void)
 	int base = fresh();
 	char buf[16];
 	mode_t found = 0;
-	put(base, "fits", "0123456789abcde");   /* len - 1 */
-	put(base, "full", "0123456789abcdef");  /* len */
+	put(base, "fits", "0123456789abcde");  /* len - 1 */
+	put(base, "full", "0123456789abcdef"); /* len */
 	put(base, "huge", "0123456789abcdef0123456789abcdef0123456789");
 	put(base, "empty", "");
 	memset(buf, 'x', sizeof(buf));
@@ -417,8 +418,7 @@ static void paths_are_confined(void)
 	CHECK(mkdirat(base, "dir", 0755) == 0);
 	char abs_file[PATH_MAX];
 	snprintf(abs_file, sizeof(abs_file), "%s", at(dir, "file"));
-	static const char *const bad[] = { "..", "../x", "dir/..", "dir/../file", "dir/../../x",
-					   "" };
+	static const char *const bad[] = {"..", "../x", "dir/..", "dir/../file", "dir/../../x", ""};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]) + 1; i++) {
 		const char *rel = i < sizeof(bad) / sizeof(bad[0]) ? bad[i] : abs_file;
 		CHECK(safe_kind(base, rel, &found) == -EINVAL);
@@ -481,8 +481,10 @@ static void other_filesystems_are_not_entered(void)
 	CHECK(r < 0 && holds(base, "tree/m/f", "other fs\n"));
 	r = safe_write_file(base, "name", "data", 4, false);
 	if (!holds(base, "name.tmp/f", "other fs\n"))
-		fprintf(stderr, "  safe_write_file 'name' (name.tmp a mount point; returned %d) "
-			"emptied it\n", r);
+		fprintf(stderr,
+			"  safe_write_file 'name' (name.tmp a mount point; returned %d) "
+			"emptied it\n",
+			r);
 	CHECK(holds(base, "name.tmp/f", "other fs\n"));
 	CHECK(umount2(at(dir, "mnt"), MNT_DETACH) == 0);
 	CHECK(umount2(at(dir, "tree/m"), MNT_DETACH) == 0);
@@ -526,8 +528,7 @@ static void writes_replace_junk(void)
 		CHECK(symlinkat(outside, base, "link") == 0);
 		put(base, "old", "old contents that are longer");
 		alarm(5);
-		static const char *const names[] = { "a",     "b",   "c",  "d",
-						     "e", "dir/f", "old", "new" };
+		static const char *const names[] = {"a", "b", "c", "d", "e", "dir/f", "old", "new"};
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 			int r = safe_write_file(base, names[i], "data\n", 5, durable);
 			char tmp[32];
@@ -666,7 +667,7 @@ static void host_has_openat2(void)
 {
 	struct {
 		unsigned long long flags, mode, resolve;
-	} how = { O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0 };
+	} how = {O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0};
 	long fd = syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
 	CHECK(fd >= 0);
 	if (fd >= 0)
@@ -690,8 +691,8 @@ int main(void)
 		return 1;
 	}
 	/* mounts made here vanish with the process */
-	can_mount = unshare(CLONE_NEWNS) == 0 &&
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
+	can_mount =
+	    unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
 	RUN(host_has_openat2);
 	RUN(errors_are_named);
 	RUN(kinds_are_reported_openat2);

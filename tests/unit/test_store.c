@@ -110,7 +110,8 @@ static void strays_are_counted_and_left_alone(void)
 	if (st.stray != strays)
 		fprintf(stderr, "  %u strays, want %u (first '%s')\n", st.stray, strays, stray);
 	CHECK(st.stray == strays && !st.skipped);
-	/* the first stray is named with its kind: a non-file among objects, a non-directory above */
+	/* the first stray is named with its kind: a non-file among objects, a non-directory above
+	 */
 	char rel[128];
 	struct stat sb;
 	snprintf(rel, sizeof(rel), "objects/%s", stray);
@@ -169,7 +170,7 @@ static void stamps_skip_and_junk_is_replaced(void)
 				  sizeof(failed), stray, sizeof(stray)) == 0);
 	CHECK(!st.skipped && holds(d, "strata.verity", "k2"));
 	/* a stamp that holds the key but is no regular file is no stamp */
-	static const char *const junk[] = { "symlink", "fifo", "dir" };
+	static const char *const junk[] = {"symlink", "fifo", "dir"};
 	for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
 		CHECK(unlinkat(d, "strata.verity", 0) == 0);
 		if (i == 0)

@@ -21,7 +21,8 @@ static int unit_failed_tests;
 	do {                                                                                       \
 		const char *a_ = (a), *b_ = (b);                                                   \
 		if (strcmp(a_, b_) != 0) {                                                         \
-			fprintf(stderr, "  %s:%d: \"%s\" != \"%s\"\n", __FILE__, __LINE__, a_, b_);  \
+			fprintf(stderr, "  %s:%d: \"%s\" != \"%s\"\n", __FILE__, __LINE__, a_,     \
+				b_);                                                               \
 			unit_check_failures++;                                                     \
 		}                                                                                  \
 	} while (0)
