@@ -147,21 +147,22 @@ static void sleep_ms(long ms)
 
 /*
  * Why a partition or volume is missing (err -ENOENT) or unusable, with the
- * names there are: the reason the phase that decides logs, once. key: the
- * command line key that selects another, NULL for add-ons.
+ * names there are: the reason the phase that decides logs, once. role:
+ * "root", "data", "user" (then also the command line key that selects
+ * another), or NULL for an add-on layer.
  */
-static void not_found(char *why, size_t len, const char *what, const char *name, int err,
-		      unsigned waited_ms, const char *key)
+static void not_found(char *why, size_t len, const char *role, const char *name, int err,
+		      unsigned waited_ms)
 {
-	char names[512], after[32] = "", hint[48] = "";
+	char names[512];
 	flash->names(names, sizeof(names));
-	if (waited_ms)
-		snprintf(after, sizeof(after), " after %u ms", waited_ms);
-	if (key)
-		snprintf(hint, sizeof(hint), " (strata.%s= selects another)", key);
-	snprintf(why, len, "%s '%s' %s%s%s; %s found: %s%s", what, name,
+	/* "%.0u" prints nothing for 0 */
+	snprintf(why, len, "%s %s '%s' %s%s%s%.0u%s; %s found: %s%s%s%s", role ? role : "add-on",
+		 role ? flash->unit : "layer", name,
 		 err == -ENOENT ? "not found" : "cannot be set up: ",
-		 err == -ENOENT ? flash->where : strerror(-err), after, flash->table, names, hint);
+		 err == -ENOENT ? flash->where : strerror(-err), waited_ms ? " after " : "",
+		 waited_ms, waited_ms ? " ms" : "", flash->table, names, role ? " (strata." : "",
+		 role ? role : "", role ? "= selects another)" : "");
 }
 
 /* Looks name up until it is there or the deadline passes (the flash may still be probing). */
@@ -183,8 +184,6 @@ static int wait_for(int (*lookup)(const char *, char *, size_t), const char *nam
 static int find_upper(const char *role, const char *name, unsigned percent, uint64_t deadline,
 		      struct data_source *ds, char *why, size_t len)
 {
-	char what[32];
-	snprintf(what, sizeof(what), "%s %s", role, flash->unit);
 	/* where uppers are partitions, a lower's lookup finds them too */
 	int r = flash->creates_upper
 		    ? 0
@@ -195,7 +194,7 @@ static int find_upper(const char *role, const char *name, unsigned percent, uint
 		r = flash->upper(name, percent, ds);
 	}
 	if (r < 0)
-		not_found(why, len, what, name, r, 0, role);
+		not_found(why, len, role, name, r, 0);
 	return r == -ENOENT ? -ENODEV : r;
 }
 
@@ -209,18 +208,14 @@ static int find_partitions(struct strata_ctx *ctx, struct data_source *data,
 {
 	uint64_t deadline = now_boottime_ns() + (uint64_t)ctx->opts.rootwait_ms * 1000000u;
 	struct lower_layer *base = &ctx->lowers[ctx->n_lowers - 1];
-	char what[32];
 	int r = wait_for(flash->lower, base->name, base->dev, sizeof(base->dev), deadline);
 	if (r == -EINVAL)
 		fatal(ctx,
 		      "the flash's partition table is malformed; cannot look up partition '%s'",
 		      base->name);
-	if (r == -ENODEV)
-		fatal(ctx, "root %s '%s'%s has no block device after %u ms", flash->unit,
-		      base->name, flash->where, ctx->opts.rootwait_ms);
 	if (r < 0) {
-		snprintf(what, sizeof(what), "root %s", flash->unit);
-		not_found(why, len, what, base->name, r, ctx->opts.rootwait_ms, "root");
+		/* -ENODEV: there, but no block device (ubiblock) appeared */
+		not_found(why, len, "root", base->name, r, ctx->opts.rootwait_ms);
 		fatal(ctx, "%s", why);
 	}
 	for (size_t i = 0; i + 1 < ctx->n_lowers; i++) {
@@ -228,7 +223,7 @@ static int find_partitions(struct strata_ctx *ctx, struct data_source *data,
 		if ((r = flash->lower(l->name, l->dev, sizeof(l->dev))) == 0)
 			continue;
 		l->dev[0] = '\0';
-		not_found(why, len, "add-on layer", l->name, r, 0, NULL);
+		not_found(why, len, NULL, l->name, r, 0);
 		if (!l->optional)
 			fatal(ctx, "%s", why);
 		log_warn("optional %s; booting without it", why);
