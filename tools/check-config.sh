@@ -26,9 +26,10 @@ if [ $# -gt 2 ]; then
 		"layers as the object store (CONFIG_STRATA_STORE_DIR); neither adds a level."
 fi
 case "$*" in
-"system user" | system) ;;
+"system user" | system | system+user) ;;
 *) refuse "CONFIG_STRATA_STACK=\"$CONFIG_STRATA_STACK\": expected \"system user\" (nested" \
-	"user overlay) or \"system\" (the system overlay alone)" ;;
+	"user overlay), \"system+user\" (both layers in one overlay) or \"system\" (the" \
+	"system overlay alone)" ;;
 esac
 if [ "$*" = system ] && [ -n "$CONFIG_STRATA_USER_PART" ]; then
 	refuse "CONFIG_STRATA_USER_PART=\"$CONFIG_STRATA_USER_PART\" is a partition for the" \

@@ -332,6 +332,7 @@ void boot_main(struct strata_ctx *ctx)
 		ctx->button_request = REQ_NONE;
 	}
 	ctx->rec.stack_levels = ctx->opts.stack_levels;
+	ctx->rec.stack_collapsed = ctx->opts.stack_collapsed;
 
 	phase_begin(ctx, "partitions");
 	ctx->user_separate = ctx->opts.user_part[0] != '\0';

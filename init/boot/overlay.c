@@ -133,6 +133,15 @@ void mount_lowers(struct strata_ctx *ctx)
  * data-only layer are followed.
  */
 static const char *const store_flags[] = {"metacopy=on", "verity=require", NULL};
+/*
+ * The collapsed root: the system overlay's upper is one of its lowers while
+ * that overlay is mounted. overlayfs refuses that (EBUSY) where the index
+ * feature is on (a kernel built with OVERLAY_FS_INDEX); off, it warns in kmsg
+ * that the directory is in use as another mount's upper.
+ */
+static const char *const collapsed_flags[] = {"index=off", NULL};
+static const char *const collapsed_store_flags[] = {"metacopy=on", "verity=require", "index=off",
+						    NULL};
 
 /*
  * The new mount API takes each layer as its own parameter (no escaping, no
@@ -176,7 +185,9 @@ static void mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, c
 /*
  * lowers -> system overlay (system upper) -> user overlay (user upper): two
  * levels, the kernel's FILESYSTEM_MAX_STACK_DEPTH (a deeper strata.stack= or
- * CONFIG_STRATA_STACK is refused before this), or the system overlay alone.
+ * CONFIG_STRATA_STACK is refused before this), or the system overlay alone,
+ * or collapsed (system+user): one overlay with the user upper over the
+ * system upper and the lowers, which leaves the device a level of its own.
  * The system overlay stays mounted read-write at /run/strata/system for
  * provisioning.
  */
@@ -211,6 +222,18 @@ void mount_layers(struct strata_ctx *ctx)
 				.n_lowers = 1,
 				.upper = ctx->user_upper,
 				.work = ctx->user_work};
+	if (ctx->opts.stack_collapsed) {
+		/* the system layer's upper over the same lowers, store and flags */
+		user = system;
+		user.lowers[0] = ctx->system_upper;
+		for (size_t i = 0; i < system.n_lowers; i++)
+			user.lowers[i + 1] = system.lowers[i];
+		user.n_lowers = system.n_lowers + 1;
+		user.upper = ctx->user_upper;
+		user.work = ctx->user_work;
+		user.flags = system.datadir ? collapsed_store_flags : collapsed_flags;
+	}
 	mount_overlay(ctx, &user, STRATA_NEWROOT);
-	bootrec_add_layer(&ctx->rec, "root", "overlay", "overlay", "/", "mounted");
+	bootrec_add_layer(&ctx->rec, "root", "overlay", "overlay", "/",
+			  ctx->opts.stack_collapsed ? "collapsed" : "mounted");
 }

@@ -52,14 +52,13 @@ static void show_missing_capabilities(const char *text)
 			fputs(caps[i].line, stdout);
 }
 
-/* "stack": ["system"]: / is the system overlay itself, with no user overlay. */
-static bool system_overlay_alone(const char *text)
+/* "stack": ["system"] (/ is the system overlay itself) or ["system+user"] (one overlay). */
+static bool stack_is(const char *text, const char *only)
 {
 	const char *cur = json_find_array(text, "stack");
 	char level[16];
 	return cur && json_array_next_string(&cur, level, sizeof(level)) == 1 &&
-	       strcmp(level, "system") == 0 &&
-	       json_array_next_string(&cur, level, sizeof(level)) == 0;
+	       strcmp(level, only) == 0 && json_array_next_string(&cur, level, sizeof(level)) == 0;
 }
 
 /* What the record says beyond the mode: previous boot, first boot, kernel, generations, stack. */
@@ -72,15 +71,21 @@ static void show_record_notes(const char *text)
 	if (json_get_bool(text, "first_boot", &first_boot) == 0 && first_boot)
 		printf("first boot: the data flash was erased; the upper started empty\n");
 	show_missing_capabilities(text);
-	bool one_level = system_overlay_alone(text);
+	bool one_level = stack_is(text, "system"), collapsed = stack_is(text, "system+user");
 	if (json_get_object(text, "generations", gens, sizeof(gens)) == 0 &&
 	    json_get_u64(gens, "system", &sys_gen) == 0 &&
 	    json_get_u64(gens, "user", &user_gen) == 0)
 		printf("layers:    system generation %llu, user generation %llu%s\n",
 		       (unsigned long long)sys_gen, (unsigned long long)user_gen,
 		       one_level ? " (not mounted)" : "");
-	printf("stack:     %s\n", one_level ? "system overlay alone: / is the system layer"
-					    : "user overlay over the system overlay");
+	/* overlayfs nests 2 deep: what is left for overlays whose lowers are on / */
+	printf("stack:     %s\n",
+	       one_level   ? "system overlay alone: / is the system layer; one overlay level left "
+			     "for overlays on /"
+	       : collapsed ? "user and system layers in one overlay (system+user); one overlay "
+			     "level left for overlays on /"
+			   : "user overlay over the system overlay; no overlay level left for "
+			     "overlays on / (strata.stack=system+user leaves one)");
 }
 
 /* A reset or revert that the next boot applies (DATA/strata.request). */

@@ -86,8 +86,9 @@ int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 						   : "false");
 	strbuf_printf(&sb, ",\n  \"generations\": {\"system\": %u, \"user\": %u}", rec->system_gen,
 		      rec->user_gen);
-	strbuf_puts(&sb, rec->stack_levels == 1 ? ",\n  \"stack\": [\"system\"]"
-						: ",\n  \"stack\": [\"system\", \"user\"]");
+	strbuf_puts(&sb, rec->stack_collapsed	  ? ",\n  \"stack\": [\"system+user\"]"
+			 : rec->stack_levels == 1 ? ",\n  \"stack\": [\"system\"]"
+						  : ",\n  \"stack\": [\"system\", \"user\"]");
 	strbuf_puts(&sb, ",\n  \"request_applied\": ");
 	strbuf_json_str(&sb, rec->request_result);
 	strbuf_printf(&sb, ",\n  \"request_apply_ns\": %" PRIu64, rec->request_apply_ns);

@@ -56,6 +56,7 @@ struct bootrec {
 	int cap_rename_whiteout, cap_rename_exchange;
 	unsigned system_gen, user_gen;
 	unsigned stack_levels;	   /* overlay levels mounted: 1 system, 2 system + user */
+	bool stack_collapsed;	   /* system+user: both layers in one overlay */
 	uint64_t request_apply_ns; /* time spent applying a reset/revert request */
 	char request_result[24];  /* what this boot applied: "", "reset --user", "malformed", ... */
 	char request_error[200];  /* why a request could not be applied (it is retried) */

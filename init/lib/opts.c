@@ -55,17 +55,17 @@ void opts_defaults(struct strata_opts *o)
 	o->debug = CONFIG_STRATA_DEBUG;
 	/* the build refuses any other value (tools/check-config.sh) */
 	o->stack_levels = STACK_MAX_LEVELS;
-	stack_parse(CONFIG_STRATA_STACK, &o->stack_levels);
+	stack_parse(CONFIG_STRATA_STACK, &o->stack_levels, &o->stack_collapsed);
 }
 
-const char *stack_parse(const char *text, unsigned *levels)
+const char *stack_parse(const char *text, unsigned *levels, bool *collapsed)
 {
 	static const char *const names[STACK_MAX_LEVELS] = {"system", "user"};
 	const char *word[STACK_MAX_LEVELS + 1];
 	size_t len[STACK_MAX_LEVELS + 1];
-	unsigned n = 0;
+	unsigned n = 0, joined = 0;
 	for (const char *p = text; *p;) {
-		size_t l = strcspn(p, " ,");
+		size_t l = strcspn(p, " ,+");
 		if (l) {
 			/* depth first: it is the reason whatever the names say */
 			if (n == STACK_MAX_LEVELS)
@@ -75,15 +75,20 @@ const char *stack_parse(const char *text, unsigned *levels)
 			word[n] = p;
 			len[n++] = l;
 		}
+		joined += p[l] == '+';
 		p += l + (p[l] != '\0');
 	}
 	if (n == 0)
-		return "names no overlay level (expected \"system\" or \"system,user\")";
+		return "names no overlay level (expected \"system\", \"system,user\" or "
+		       "\"system+user\")";
+	if (joined && (n != 2 || joined != 1 || strcspn(text, " ,") != strlen(text)))
+		return "joins layers with '+' only as \"system+user\"";
 	for (unsigned i = 0; i < n; i++)
 		if (strlen(names[i]) != len[i] || strncmp(word[i], names[i], len[i]) != 0)
 			return i == 0 ? "must start with \"system\", the overlay over the lowers"
 				      : "may only add \"user\" over \"system\"";
 	*levels = n;
+	*collapsed = joined != 0;
 	return NULL;
 }
 
@@ -202,7 +207,7 @@ static const char *apply(struct strata_opts *o, const char *key, const char *val
 			return "expects legacy";
 		o->legacy_mount = true;
 	} else if (strcmp(key, "stack") == 0) {
-		const char *why = stack_parse(val, &o->stack_levels);
+		const char *why = stack_parse(val, &o->stack_levels, &o->stack_collapsed);
 		if (why)
 			return why;
 	} else if (strcmp(key, "rootwait") == 0) {

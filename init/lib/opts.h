@@ -21,17 +21,21 @@ struct strata_opts {
 	char powercut[24];     /* strata.powercut= test hook (CONFIG_STRATA_FAULT_INJECTION) */
 	bool legacy_mount;     /* strata.mountapi=legacy test hook: as if fsopen were ENOSYS */
 	unsigned stack_levels; /* strata.stack=    1: system overlay only, 2: system + user */
+	bool stack_collapsed;  /* "system+user": both layers in one overlay, one level */
 };
 
 /* The deepest overlay nesting the kernel allows (FILESYSTEM_MAX_STACK_DEPTH). */
 #define STACK_MAX_LEVELS 2
 
 /*
- * Parses an overlay stack, bottom first: "system" or "system user" (words
- * separated by spaces or commas). Returns NULL with *levels set, or why the
- * text is refused (a complete sentence fragment); *levels is then untouched.
+ * Parses an overlay stack, bottom first: "system", "system user" (words
+ * separated by spaces or commas: the user overlay nested over the system
+ * overlay) or "system+user" ('+' joins layers into one overlay: the user and
+ * the system layer in one level). Returns NULL with *levels (the layers: 1 or
+ * 2) and *collapsed set, or why the text is refused (a complete sentence
+ * fragment); both are then untouched.
  */
-const char *stack_parse(const char *text, unsigned *levels);
+const char *stack_parse(const char *text, unsigned *levels, bool *collapsed);
 
 /* Called once per rejected key; why is a complete sentence fragment. */
 typedef void (*opts_report_fn)(void *arg, const char *key, const char *why);

@@ -136,6 +136,56 @@ def reset_bench(args):
     return rows, runs
 
 
+# A path walk over the root, cold (dentries and inodes dropped first) and warm:
+# a lookup and a stat of every entry under /usr, /bin, /sbin, /etc, /lib (one
+# ls -lR, so that process start-up does not drown the path walk), 20 times
+# each, timed in the guest by /proc/uptime (10 ms ticks: the totals are what
+# count); then the overlay inodes a walk leaves in the slab.
+WALK_N = 20
+_FIND = "ls -lR /usr /bin /sbin /etc /lib >/dev/null"
+_NOW = "$(tr -d . < /proc/uptime | cut -d' ' -f1)"
+WALK = ("sync; t0=%s; i=0; while [ $i -lt %d ]; do echo 3 > /proc/sys/vm/drop_caches; %s; "
+        "i=$((i+1)); done; t1=%s; i=0; while [ $i -lt %d ]; do %s; i=$((i+1)); done; t2=%s; "
+        "echo $(( (t1 - t0) * 10000 / %d )) $(( (t2 - t1) * 10000 / %d )) "
+        "$(awk '$1 == \"ovl_inode\" { print $2 }' /proc/slabinfo) "
+        "$(find /usr /bin /sbin /etc /lib -xdev | wc -l)"
+        % (_NOW, WALK_N, _FIND, _NOW, WALK_N, _FIND, _NOW, WALK_N, WALK_N))
+
+
+def stack_walk(images, work, append, runs):
+    """(cold us, warm us, ovl_inode objects, paths) of each run on one device."""
+    shutil.rmtree(work, ignore_errors=True)
+    dev = Machine(images, work, append)
+    dev.boot(timeout=180).poweroff()
+    vm = dev.boot(timeout=180)
+    try:
+        return [tuple(int(x) for x in vm.out(WALK, timeout=300).split()) for _ in range(runs)]
+    finally:
+        vm.kill()
+
+
+def stack_bench(args, images):
+    """The nested stack against the collapsed one, same board, same run."""
+    runs = {}
+    for name, append in (("nested", ""), ("collapsed", "strata.stack=system+user")):
+        runs[name] = stack_walk(images, os.path.join(args.out, "stack-" + name), append,
+                                args.stack_runs)
+    med = lambda name, k: statistics.median(r[k] for r in runs[name])  # noqa: E731
+    paths = runs["nested"][0][3]
+    rows = [("path walk", "%d paths" % paths,
+             "ls -lR over /usr /bin /sbin /etc /lib, %d times; medians of %d runs"
+             % (WALK_N, args.stack_runs))]
+    for k, what in ((0, "cold (caches dropped)"), (1, "warm")):
+        rows.append(("walk %s, nested" % what, "%.1f ms" % (med("nested", k) / 1000), ""))
+        rows.append(("walk %s, collapsed" % what, "%.1f ms" % (med("collapsed", k) / 1000),
+                     "ratio collapsed / nested %.2f" % (med("collapsed", k) / med("nested", k))))
+    rows.append(("overlay inodes after the walk, nested", "%d" % med("nested", 2),
+                 "ovl_inode objects in /proc/slabinfo"))
+    rows.append(("overlay inodes after the walk, collapsed", "%d" % med("collapsed", 2),
+                 "ratio %.2f" % (med("collapsed", 2) / med("nested", 2))))
+    return rows, runs
+
+
 def timed(argv):
     """Runs argv: (wall seconds, CPU seconds user+sys, stdout)."""
     r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
@@ -198,11 +248,18 @@ def main():
     ap.add_argument("--reset-boots", type=int, default=3, help="0 skips the reset figures")
     ap.add_argument("--digest-mib", type=int, default=512, help="0 skips the digest figures")
     ap.add_argument("--digest-runs", type=int, default=3)
+    ap.add_argument("--stack-runs", type=int, default=5, help="0 skips the stack figures")
+    ap.add_argument("--only", choices=("stack",), help="only these figures (quick)")
     args = ap.parse_args()
     o = os.path.join(args.out, args.board)
     subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, args.board + "_defconfig"])
     subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, "all"], stdout=subprocess.DEVNULL)
     images, build = os.path.join(o, "images"), os.path.join(o, "build")
+    if args.only == "stack":
+        rows, runs = stack_bench(args, images)
+        w = max(len(r[0]) for r in rows)
+        sys.stdout.write("\n".join("%-*s  %-14s %s" % (w, a, b, c) for a, b, c in rows) + "\n")
+        return
     shimg = os.path.join(o, "images-shell")
     shell_images(build, images, shimg)
 
@@ -249,6 +306,8 @@ def main():
     rows += digest_rows
     reset_rows, reset_runs = reset_bench(args) if args.reset_boots else ([], {})
     rows += reset_rows
+    stack_rows, stack_runs = stack_bench(args, images) if args.stack_runs else ([], {})
+    rows += stack_rows
     w = max(len(r[0]) for r in rows)
     text = "\n".join("%-*s  %-14s %s" % (w, a, b, c) for a, b, c in rows) + "\n"
     sys.stdout.write(text)
@@ -256,7 +315,7 @@ def main():
         f.write(text)
     with open(os.path.join(args.out, "bench.json"), "w") as f:
         json.dump({"board": args.board, "results": res, "reset": reset_runs,
-                   "digest": digest_runs}, f, indent=1)
+                   "digest": digest_runs, "stack": stack_runs}, f, indent=1)
     print("written to %s/bench.txt and bench.json" % args.out)
 
 

@@ -17,26 +17,39 @@ from vm import Machine  # noqa: E402
 SCENARIOS = []
 
 
-def scenario(*boards, skip_unless=None):
+# The collapsed stack (both layers in one overlay) as a scenario parameter:
+# every boot of the scenario gets this on its kernel command line.
+COLLAPSED = "strata.stack=system+user"
+
+
+def scenario(*boards, skip_unless=None, collapsed=()):
     """Registers fn(ctx) as a scenario on each of boards. skip_unless: callable
-    returning None when the scenario can run here, else the reason to skip."""
+    returning None when the scenario can run here, else the reason to skip.
+    collapsed: boards on which it also runs on the collapsed stack, as
+    NAME@collapsed (ctx.stack is then "system+user", else "system user")."""
     def deco(fn):
         for board in boards:
             SCENARIOS.append({"name": fn.__name__, "board": board, "fn": fn,
-                              "skip_unless": skip_unless})
+                              "skip_unless": skip_unless, "append": ""})
+        for board in collapsed:
+            SCENARIOS.append({"name": fn.__name__ + "@collapsed", "board": board, "fn": fn,
+                              "skip_unless": skip_unless, "append": COLLAPSED})
         return fn
     return deco
 
 
 class Context:
-    def __init__(self, board, images, workdir):
+    def __init__(self, board, images, workdir, append=""):
         self.board = board
         self.images = images
         self.workdir = workdir
         self.machines = []
+        self.append = append  # on every boot's kernel command line
+        self.collapsed = append == COLLAPSED
+        self.stack = "system+user" if self.collapsed else "system user"
 
     def machine(self, name="dev"):
-        m = Machine(self.images, os.path.join(self.workdir, name))
+        m = Machine(self.images, os.path.join(self.workdir, name), self.append)
         self.machines.append(m)
         return m
 
@@ -113,7 +126,7 @@ def run_one(sc, images_root, work_root):
         reason = sc["skip_unless"]()
         if reason:
             return "SKIP", sc, reason, 0.0
-    ctx = Context(sc["board"], images, workdir)
+    ctx = Context(sc["board"], images, workdir, sc["append"])
     try:
         sc["fn"](ctx)
         return "PASS", sc, "", time.monotonic() - t0

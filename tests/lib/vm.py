@@ -20,7 +20,8 @@ class Machine:
 
     WRITABLE = ("flash-data.bin", "flash-log.bin", "flash-emmc.bin")
 
-    def __init__(self, images, workdir):
+    def __init__(self, images, workdir, append=""):
+        self.append = append  # before every boot's own kernel command line keys
         self.dir = os.path.join(workdir, "images")
         os.makedirs(self.dir, exist_ok=True)
         for name in os.listdir(images):
@@ -60,7 +61,8 @@ class Machine:
             self.stop()
             self.boots += 1
             log = os.path.join(self.workdir, "console-%d.log" % self.boots)
-            self.vm = VM(self.path("start-qemu.sh"), log, append, qemu_args)
+            self.vm = VM(self.path("start-qemu.sh"), log, " ".join(filter(None, (self.append, append))),
+                         qemu_args)
             try:
                 if wait_shell:
                     self.vm.wait_shell(timeout)

@@ -99,7 +99,7 @@ def button_short_and_4_5s_presses_do_nothing(ctx):
     assert dev_record(vm)["request_applied"] == ""
 
 
-@scenario(NOR)
+@scenario(NOR, collapsed=(NOR,))
 def button_held_5_3s_resets_the_user_layer(ctx):
     dev = ctx.machine()
     vm = boot(dev)
@@ -212,7 +212,7 @@ def boot_holding(dev):
     return vm, qmp
 
 
-@scenario(NOR)
+@scenario(NOR, collapsed=(NOR,))
 def button_held_at_power_on(ctx):
     dev = ctx.machine()
     vm = boot(dev)

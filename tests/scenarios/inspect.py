@@ -29,7 +29,7 @@ def snapshot(vm):
                   "| sort")
 
 
-@scenario(NAND)
+@scenario(NAND, collapsed=(NAND,))
 def which_names_the_providing_layer(ctx):
     vm = ctx.machine().boot()
     known_stack(vm)
@@ -68,7 +68,7 @@ def which_names_the_providing_layer(ctx):
     assert snapshot(vm) == before, "strata which wrote to the flash"
 
 
-@scenario(NAND)
+@scenario(NAND, collapsed=(NAND,))
 def diff_lists_what_each_upper_changes(ctx):
     vm = ctx.machine().boot()
     known_stack(vm)
@@ -92,7 +92,7 @@ def diff_lists_what_each_upper_changes(ctx):
     assert snapshot(vm) == before, "strata diff wrote to the flash"
 
 
-@scenario(NAND)
+@scenario(NAND, collapsed=(NAND,))
 def layers_status_and_analyze(ctx):
     vm = ctx.machine().boot()
     known_stack(vm)

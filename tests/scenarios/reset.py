@@ -52,7 +52,7 @@ def system_layer_is_writable_and_nested(ctx):
     assert vm.out("cat /etc/sysfile") == "provisioned"
 
 
-@scenario(NOR, ARM64)
+@scenario(NOR, ARM64, collapsed=(NOR,))
 def reset_user_reveals_the_system_layer(ctx):
     dev = ctx.machine()
     vm = dev.boot()
@@ -74,7 +74,7 @@ def reset_user_reveals_the_system_layer(ctx):
         vm.out("ls /run/strata/data")
 
 
-@scenario(NOR, ARM64)
+@scenario(NOR, ARM64, collapsed=(NOR,))
 def reset_full_keeps_listed_paths(ctx):
     dev = ctx.machine()
     vm = dev.boot()
@@ -105,7 +105,7 @@ def firstboot_alias_reboots_into_the_reset(ctx):
     assert ctx.boot_record(vm)["request_applied"] == "reset --full"
 
 
-@scenario(NOR, ARM64)
+@scenario(NOR, ARM64, collapsed=(NOR,))
 def revert_brings_back_the_lower_versions(ctx):
     dev = ctx.machine()
     vm = dev.boot()
@@ -205,12 +205,12 @@ def power_cut_before_the_switch_applies_the_reset_again(ctx):
     cut_and_check(ctx, "reset-prepared", "strata reset --user -y", user_reset_done(ctx))
 
 
-@scenario(NOR, ARM64)
+@scenario(NOR, ARM64, collapsed=(NOR,))
 def power_cut_after_the_switch_keeps_the_reset(ctx):
     cut_and_check(ctx, "request-applied", "strata reset --user -y", user_reset_done(ctx))
 
 
-@scenario(NOR, ARM64)
+@scenario(NOR, ARM64, collapsed=(NOR,))
 def power_cut_during_revert_finishes_it(ctx):
     def check(vm):
         assert vm.out("head -n 1 /etc/os-release") == ORIG_RELEASE
@@ -218,7 +218,7 @@ def power_cut_during_revert_finishes_it(ctx):
     cut_and_check(ctx, "revert-partial", "strata revert -y /etc/os-release /etc/group", check)
 
 
-@scenario(NAND)
+@scenario(NAND, collapsed=(NAND,))
 def nand_reset_full(ctx):
     dev = ctx.machine()
     vm = dev.boot()
@@ -234,7 +234,7 @@ def nand_reset_full(ctx):
     assert vm.out("ls /run/strata/userdata | tr '\\n' ' '").strip() == "user.2"
 
 
-@scenario(NAND)
+@scenario(NAND, collapsed=(NAND,))
 def nand_revert_opaque_dir_and_reset_user(ctx):
     dev = ctx.machine()
     vm = dev.boot()

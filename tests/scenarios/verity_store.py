@@ -102,7 +102,7 @@ def read_fails_with_eio(vm, path):
     assert rc != 0 and "Input/output error" in out, (rc, out)
 
 
-@scenario(EMMC, EMMC_F2FS)
+@scenario(EMMC, EMMC_F2FS, collapsed=(EMMC,))
 def emmc_verified_store_good_path(ctx):
     dev = ctx.machine()
     vm = dev.boot()
@@ -136,11 +136,21 @@ def emmc_verified_store_good_path(ctx):
     store = [lay for lay in layers if lay["role"] == "data-only"]
     assert store and store[0]["dir"] == "/run/strata/data/objects", layers
     assert any(lay["role"] == "lower" for lay in layers), layers
+    # metadata copied up into the system layer (metacopy); checked at / after the
+    # reboot below: on the collapsed stack, / may keep what it looked up before
+    with open(rootfs_file(ctx, "/etc/hostname")) as f:
+        hostname = f.read().strip()
+    vm.sh("chmod 0600 /run/strata/system/etc/hostname && sync")
     # the second boot of the same metadata image does not walk the store
     vm.poweroff()
     vm = dev.boot()
     assert "already enabled for this metadata image" in vm.out("dmesg | grep 'object store'")
     assert vm.out("head -n 1 /etc/os-release") == ORIG_RELEASE
+    # the system layer's metacopy still reads through verity=require at /, data from the store
+    assert vm.out("stat -c %a /etc/hostname") == "600"
+    assert vm.out("cat /etc/hostname") == hostname
+    which = json.loads(vm.out("strata which --json /etc/hostname"))
+    assert which["provided_by"] == "system" and which["metacopy"], which
 
 
 @scenario(EMMC, EMMC_F2FS)
@@ -189,7 +199,7 @@ def emmc_tampered_metadata_is_not_mounted(ctx):
     assert "/run/strata/lower" not in vm.out("cat /proc/mounts")
 
 
-@scenario(EMMC, EMMC_F2FS)
+@scenario(EMMC, EMMC_F2FS, collapsed=(EMMC,))
 def emmc_upper_persists_and_reset_full(ctx):
     dev = ctx.machine()
     vm = dev.boot()

@@ -32,21 +32,35 @@ static void defaults_come_from_config(void)
 static void stacks_deeper_than_the_kernel_allows_are_refused(void)
 {
 	unsigned levels = 7;
-	CHECK(stack_parse("system", &levels) == NULL && levels == 1);
-	CHECK(stack_parse("system user", &levels) == NULL && levels == 2);
-	CHECK(stack_parse(" system,,user ", &levels) == NULL && levels == 2);
+	bool collapsed = true;
+	CHECK(stack_parse("system", &levels, &collapsed) == NULL && levels == 1 && !collapsed);
+	CHECK(stack_parse("system user", &levels, &collapsed) == NULL && levels == 2);
+	CHECK(stack_parse(" system,,user ", &levels, &collapsed) == NULL && levels == 2);
+	CHECK(!collapsed);
+	/* '+' joins the two layers into one overlay */
+	CHECK(stack_parse("system+user", &levels, &collapsed) == NULL && levels == 2 && collapsed);
+	CHECK(stack_parse("system", &levels, &collapsed) == NULL && !collapsed);
 	levels = 7;
-	const char *why = stack_parse("system,vendor,user", &levels);
+	CHECK(strstr(stack_parse("system+user,user", &levels, &collapsed), "more than 2"));
+	CHECK(strstr(stack_parse("system+", &levels, &collapsed), "only as \"system+user\""));
+	CHECK(strstr(stack_parse("+system", &levels, &collapsed), "only as"));
+	CHECK(strstr(stack_parse("system++user", &levels, &collapsed), "only as"));
+	CHECK(strstr(stack_parse("system+user ", &levels, &collapsed), "only as"));
+	CHECK(strstr(stack_parse("user+system", &levels, &collapsed), "must start"));
+	CHECK(levels == 7 && !collapsed);
+	const char *why = stack_parse("system,vendor,user", &levels, &collapsed);
 	CHECK(why && strstr(why, "more than 2 overlay levels") &&
 	      strstr(why, "FILESYSTEM_MAX_STACK_DEPTH"));
 	CHECK(levels == 7);
 	/* depth is the reason even when the names are wrong too */
-	CHECK(strstr(stack_parse("a b c", &levels), "more than 2") != NULL);
-	CHECK(strstr(stack_parse("user", &levels), "must start with \"system\"") != NULL);
-	CHECK(strstr(stack_parse("system,vendor", &levels), "only add \"user\"") != NULL);
-	CHECK(strstr(stack_parse("systemd", &levels), "must start") != NULL);
-	CHECK(strstr(stack_parse(" , ", &levels), "no overlay level") != NULL);
-	CHECK(strstr(stack_parse("", &levels), "no overlay level") != NULL);
+	CHECK(strstr(stack_parse("a b c", &levels, &collapsed), "more than 2") != NULL);
+	CHECK(strstr(stack_parse("user", &levels, &collapsed), "must start with \"system\"") !=
+	      NULL);
+	CHECK(strstr(stack_parse("system,vendor", &levels, &collapsed), "only add \"user\"") !=
+	      NULL);
+	CHECK(strstr(stack_parse("systemd", &levels, &collapsed), "must start") != NULL);
+	CHECK(strstr(stack_parse(" , ", &levels, &collapsed), "no overlay level") != NULL);
+	CHECK(strstr(stack_parse("", &levels, &collapsed), "no overlay level") != NULL);
 	CHECK(levels == 7);
 
 	struct strata_opts o;
@@ -58,6 +72,8 @@ static void stacks_deeper_than_the_kernel_allows_are_refused(void)
 	CHECK(strstr(reported, "[strata.stack names more than 2 overlay levels") != NULL);
 	CHECK(opts_parse_cmdline(&o, "strata.stack=system", report, &n) == 0);
 	CHECK(o.stack_levels == 1);
+	CHECK(opts_parse_cmdline(&o, "strata.stack=system+user", report, &n) == 0);
+	CHECK(o.stack_levels == 2 && o.stack_collapsed);
 }
 
 static void valid_keys_apply(void)

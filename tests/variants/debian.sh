@@ -51,6 +51,12 @@ printf 'root:x:0:0:root:/root:/bin/sh\n' > "$tree/etc/passwd"
 printf 'root:x:0:\ntty:x:5:\ndisk:x:6:\nkmem:x:9:\nsystemd-journal:x:101:\ninput:x:102:\nkvm:x:103:\nrender:x:104:\nsgx:x:105:\n' > "$tree/etc/group"
 printf 'root::0:0:99999:7:::\n' > "$tree/etc/shadow"
 echo debian > "$tree/etc/hostname"
+# what base-files would have said (systemd-sysext matches extensions against it)
+if [ ! -e "$tree/usr/lib/os-release" ]; then
+	printf 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nID=debian\n' \
+		> "$tree/usr/lib/os-release"
+	ln -sf ../usr/lib/os-release "$tree/etc/os-release"
+fi
 : > "$tree/etc/machine-id"
 ln -sf /lib/systemd/system/multi-user.target "$tree/etc/systemd/system/default.target"
 # the test console: a root shell, as the busybox root has one
