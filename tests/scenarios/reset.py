@@ -11,6 +11,7 @@ from scenario import scenario
 NOR = "qemu_x86_64_nor"
 NAND = "qemu_x86_64_nand"
 ARM64 = "qemu_aarch64_virt"
+EMMC = "qemu_x86_64_emmc"
 ORIG_RELEASE = 'NAME="strata test root"'
 
 
@@ -170,11 +171,19 @@ def bad_paths_and_requests_are_refused(ctx):
     assert vm.out("cat /etc/sysfile") == "provisioned"
 
 
-@scenario(NOR, ARM64)
+@scenario(NOR, ARM64, collapsed=(NOR,))
 def reset_is_refused_on_a_degraded_boot(ctx):
     vm = ctx.machine().boot(append="strata.data=nosuch")
     rc, out = vm.sh("strata reset --full -y 2>&1", check=False)
     assert rc == 1 and "this boot is degraded" in out, out
+    # the stack asked for, in RAM
+    rec = ctx.boot_record(vm)
+    want = ["system+user"] if ctx.collapsed else ["system", "user"]
+    assert rec["mode"] == "degraded" and rec["stack"] == want, rec
+    # (a name new to the system upper's root: on the collapsed stack / sees
+    # directories the system upper gains after / looked them up at the next boot)
+    vm.sh("echo ram > /root/ram && echo sys > /run/strata/system/ramsys")
+    assert vm.out("cat /root/ram /ramsys | tr '\\n' ' '") == "ram sys"
 
 
 def cut_and_check(ctx, point, schedule, check):
@@ -322,6 +331,13 @@ def power_cut_campaign_nand_last_steps(ctx):
 @scenario(ARM64)
 def power_cut_campaign_every_fifth_step(ctx):
     assert power_cut_campaign(ctx, 1, 40, 5), "the reset never ran through"
+
+
+# The collapsed stack on the other two flash kinds: every tenth step, through to
+# the boot that runs without a cut (the whole campaign runs on the nested stack).
+@scenario(collapsed=(NAND, EMMC))
+def power_cut_campaign_every_tenth_step(ctx):
+    assert power_cut_campaign(ctx, 1, 40, 10), "the reset never ran through"
 
 
 def roles(vm):
