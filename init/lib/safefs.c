@@ -2,6 +2,7 @@
 /* Names on the untrusted data flash: resolved beneath a base, no symlinks, nothing that blocks. */
 #define _GNU_SOURCE /* O_PATH, fcntl F_DUPFD_CLOEXEC */
 #include "safefs.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -222,7 +223,6 @@ int safe_open_file(int base, const char *rel, int flags, mode_t *found)
 ssize_t safe_read_file(int base, const char *rel, char *buf, size_t len, mode_t *found)
 {
 	struct stat st;
-	size_t used = 0;
 	if (len == 0)
 		return -EINVAL;
 	int fd = safe_open_file(base, rel, O_RDONLY, found);
@@ -232,27 +232,12 @@ ssize_t safe_read_file(int base, const char *rel, char *buf, size_t len, mode_t 
 		close(fd);
 		return -EFBIG;
 	}
-	while (used + 1 < len) {
-		ssize_t n = read(fd, buf + used, len - 1 - used);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int err = errno;
-			close(fd);
-			return -err;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-	}
+	ssize_t used = read_fd(fd, buf, len);
 	/* grown since the fstat: more than the bound */
 	char extra;
-	ssize_t more = used + 1 == len ? read(fd, &extra, 1) : 0;
+	ssize_t more = used >= 0 && (size_t)used + 1 == len ? read(fd, &extra, 1) : 0;
 	close(fd);
-	if (more > 0)
-		return -EFBIG;
-	buf[used] = '\0';
-	return (ssize_t)used;
+	return more > 0 ? -EFBIG : used;
 }
 
 ssize_t safe_read_root_file(const char *path, char *buf, size_t len, mode_t *found)

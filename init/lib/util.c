@@ -59,28 +59,32 @@ long proc_status_kb(const char *status, const char *key)
 	return -1;
 }
 
-ssize_t read_file(const char *path, char *buf, size_t len)
+ssize_t read_fd(int fd, char *buf, size_t len)
 {
 	size_t used = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	while (used + 1 < len) {
 		ssize_t n = read(fd, buf + used, len - 1 - used);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			int err = errno;
-			close(fd);
-			return -err;
-		}
+		if (n < 0)
+			return -errno;
 		if (n == 0)
 			break;
 		used += (size_t)n;
 	}
-	close(fd);
-	buf[used] = '\0';
+	if (len)
+		buf[used] = '\0';
 	return (ssize_t)used;
+}
+
+ssize_t read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read_fd(fd, buf, len);
+	close(fd);
+	return n;
 }
 
 int xsnprintf(char *buf, size_t len, const char *fmt, ...)

@@ -22,6 +22,8 @@ long proc_status_kb(const char *status, const char *key);
 int parse_uint(const char *s, unsigned max, unsigned *out);
 
 ssize_t read_file(const char *path, char *buf, size_t len);
+/* Reads fd to its end or len - 1 bytes and NUL-terminates; the length or -errno. */
+ssize_t read_fd(int fd, char *buf, size_t len);
 /* Writes path.tmp, fsyncs it when durable, renames it over path. */
 int write_file_atomic(const char *path, const void *data, size_t len, bool durable);
 /* Makes /dev/console stdin, stdout and stderr. Returns 0 or -errno. */

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The collapsed stack (strata.stack=system+user): the user and the system layer in
 one overlay leave the device an overlay level of its own; the nested stack spends both."""
+import json
+
 from scenario import COLLAPSED, scenario
 
 NOR = "qemu_x86_64_nor"
@@ -31,7 +33,11 @@ def collapsed_stack_leaves_a_level_the_nested_one_does_not(ctx):
     assert rc != 0 and "maximum fs stacking depth exceeded" in out, (rc, out)
     assert "no overlay level left for overlays on /" in vm.out("strata status")
     vm.sh("echo provisioned > /run/strata/system/etc/sysfile && echo mine > /root/userfile")
-    vm.sh("rm /etc/group && sync")
+    vm.sh("rm /etc/group && rm /run/strata/system/etc/os-release")  # user and system whiteouts
+    if ctx.board == NAND:  # an opaque directory in the system upper (jffs2 cannot make one)
+        vm.sh("rm -rf /run/strata/system/etc/strata && mkdir /run/strata/system/etc/strata && "
+              "echo n > /run/strata/system/etc/strata/new")
+    vm.sh("sync")
     vm.poweroff()
     # collapsed: the same layers from the same flash, in one overlay
     vm = dev.boot(append=COLLAPSED)
@@ -47,6 +53,15 @@ def collapsed_stack_leaves_a_level_the_nested_one_does_not(ctx):
     # every layer's changes as before: the user's, the system's, a deletion
     assert vm.out("cat /root/userfile") == "mine" and vm.out("cat /etc/sysfile") == "provisioned"
     assert vm.sh("test -e /etc/group", check=False)[0] == 1
+    # the system upper's whiteout and opaque directory hide the lowers' files at /
+    assert vm.sh("test -e /etc/os-release", check=False)[0] == 1
+    w = json.loads(vm.out("strata which --json /etc/os-release; true"))
+    assert (w["hidden_by_layer"], w["hidden_by_kind"]) == ("system", "whiteout"), w
+    if ctx.board == NAND:
+        assert vm.out("ls /etc/strata") == "new"
+        w = json.loads(vm.out("strata which --json /etc/strata/keep; true"))
+        assert (w["hidden_by_layer"], w["hidden_by_path"], w["hidden_by_kind"]) == \
+            ("system", "/etc/strata", "opaque directory"), w
     rc, out = try_free_level(vm)
     assert rc == 0, out
     # both the extension's files and /usr's
