@@ -4,7 +4,6 @@
 #include "safefs.h"
 #include "util.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -275,35 +274,6 @@ static int open_parent(int base, const char *rel, const char **leaf)
 	return safe_open_dir(base, parent, NULL);
 }
 
-static void remove_below(int dirfd, dev_t dev, unsigned depth)
-{
-	DIR *d = fdopendir(dirfd);
-	if (!d) {
-		close(dirfd);
-		return;
-	}
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		struct stat st;
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != dev)
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			int sub = depth < 256
-				      ? openat(dirfd, de->d_name,
-					       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-				      : -1;
-			if (sub >= 0)
-				remove_below(sub, dev, depth + 1);
-			unlinkat(dirfd, de->d_name, AT_REMOVEDIR);
-		} else {
-			unlinkat(dirfd, de->d_name, 0);
-		}
-	}
-	closedir(d);
-}
-
 /* Removes leaf in dirfd, a tree included, without leaving dirfd's filesystem. */
 static int remove_at(int dirfd, const char *leaf)
 {
@@ -320,7 +290,7 @@ static int remove_at(int dirfd, const char *leaf)
 		return unlinkat(dirfd, leaf, 0) < 0 && errno != ENOENT ? -errno : 0;
 	int sub = openat(dirfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sub >= 0)
-		remove_below(sub, st.st_dev, 0);
+		remove_tree_contents(sub, st.st_dev);
 	return unlinkat(dirfd, leaf, AT_REMOVEDIR) < 0 && errno != ENOENT ? -errno : 0;
 }
 

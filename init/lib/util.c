@@ -191,7 +191,7 @@ int mkdir_p(const char *path, mode_t mode)
 	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
-void remove_tree_contents(int dirfd, dev_t dev)
+static void remove_below(int dirfd, dev_t dev, unsigned depth)
 {
 	DIR *d = fdopendir(dirfd);
 	if (!d) {
@@ -206,16 +206,24 @@ void remove_tree_contents(int dirfd, dev_t dev)
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != dev)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
-			int sub = openat(dirfd, de->d_name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			/* bounded: a tree deeper than this is left, not a stack overflow */
+			int sub = depth < 256
+				      ? openat(dirfd, de->d_name,
+					       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+				      : -1;
 			if (sub >= 0)
-				remove_tree_contents(sub, dev);
+				remove_below(sub, dev, depth + 1);
 			unlinkat(dirfd, de->d_name, AT_REMOVEDIR);
 		} else {
 			unlinkat(dirfd, de->d_name, 0);
 		}
 	}
 	closedir(d);
+}
+
+void remove_tree_contents(int dirfd, dev_t dev)
+{
+	remove_below(dirfd, dev, 0);
 }
 
 int parse_uint(const char *s, unsigned max, unsigned *out)

@@ -30,7 +30,8 @@ int write_file_atomic(const char *path, const void *data, size_t len, bool durab
 int attach_console(void);
 /*
  * Deletes everything below dirfd (which it closes) that lives on device dev:
- * never follows a symlink, never crosses into another filesystem.
+ * never follows a symlink, never crosses into another filesystem, stops 256
+ * directories deep.
  */
 void remove_tree_contents(int dirfd, dev_t dev);
 /* mkdir -p; existing directories are fine. */
