@@ -197,8 +197,8 @@ strata: deps $(BUILD)/strata
 
 install: $(BUILD)/strata
 	$(Q)install -D -m 0755 $(BUILD)/strata $(DESTDIR)/sbin/strata
-	$(Q)ln -sf strata $(DESTDIR)/sbin/firstboot
-	$(Q)ln -sf strata $(DESTDIR)/sbin/factoryreset
+	$(Q)for name in firstboot factoryreset jffs2reset jffs2mark mount_root; do \
+		ln -sf strata $(DESTDIR)/sbin/$$name; done
 
 endif
 

@@ -27,6 +27,9 @@ static const struct command {
     {"button-event", cmd_button_event, "OpenWrt hotplug button event (BUTTON, ACTION, SEEN)"},
     {"firstboot", cmd_reset, "OpenWrt name: reset --full"},
     {"factoryreset", cmd_reset, "OpenWrt name: reset --full"},
+    {"jffs2reset", cmd_reset, "OpenWrt name (fstools): reset --full"},
+    {"jffs2mark", cmd_reset, "OpenWrt name (fstools): reset --full -y"},
+    {"mount_root", cmd_mount_root, "OpenWrt name (fstools): the root is assembled already"},
 };
 
 /*

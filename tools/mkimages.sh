@@ -90,9 +90,12 @@ else
 fi
 mkdir -p "$rootfs"/{sbin,dev,proc,sys,run}
 install -m 0755 "$STRATA_BIN" "$rootfs/sbin/strata"
-# OpenWrt's names for a full reset
-ln -sf strata "$rootfs/sbin/firstboot"
-ln -sf strata "$rootfs/sbin/factoryreset"
+# OpenWrt's names: fstools' programs and base-files' firstboot are replaced
+# (left in place, fstools' jffs2reset would empty the mounted data flash)
+for name in firstboot factoryreset jffs2reset jffs2mark mount_root; do
+	rm -f "$rootfs/sbin/$name"
+	ln -s strata "$rootfs/sbin/$name"
+done
 for ov in $OVERLAYS; do
 	ov=$(abspath "$ov")
 	[ -d "$ov" ] || die "overlay directory '$ov' does not exist"

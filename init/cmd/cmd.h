@@ -11,6 +11,12 @@ int cmd_layers(int argc, char **argv);
 int cmd_which(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
+/*
+ * mount.c: OpenWrt's mount_root as preinit and /etc/init.d/done call it; the
+ * init assembled the root already, so it checks what fstools would have
+ * left (/overlay, /rom) and says so.
+ */
+int cmd_mount_root(int argc, char **argv);
 /* boot/button.c: the reset-button daemon and the hotplug handler */
 int cmd_button(int argc, char **argv);
 int cmd_button_event(int argc, char **argv);

@@ -150,7 +150,11 @@ int cmd_reset(int argc, char **argv)
 	static struct request req;
 	const char *cmd = argv[0];
 	bool yes = false, reboot_now = false, cancel = false;
-	bool alias = strcmp(cmd, "firstboot") == 0 || strcmp(cmd, "factoryreset") == 0;
+	/* OpenWrt's names (fstools, base-files): a full reset, flags as getopt takes them */
+	bool alias = strcmp(cmd, "firstboot") == 0 || strcmp(cmd, "factoryreset") == 0 ||
+		     strcmp(cmd, "jffs2reset") == 0 || strcmp(cmd, "jffs2mark") == 0;
+	if (strcmp(cmd, "jffs2mark") == 0)
+		yes = true; /* fstools marks the flash for a reset without asking */
 
 	memset(&req, 0, sizeof(req));
 	req.kind = alias ? REQ_RESET_FULL : REQ_NONE;
@@ -162,10 +166,10 @@ int cmd_reset(int argc, char **argv)
 			req.kind = REQ_RESET_FULL;
 		} else if (strcmp(a, "--cancel") == 0 && !alias) {
 			cancel = true;
-		} else if (strcmp(a, "-y") == 0) {
-			yes = true;
-		} else if (strcmp(a, "-r") == 0) {
-			reboot_now = true;
+		} else if (a[0] == '-' && a[1] && strspn(a + 1, "yr") == strlen(a + 1)) {
+			/* -y, -r, and as OpenWrt's getopt takes them, -yr, -ry */
+			yes |= strchr(a, 'y') != NULL;
+			reboot_now |= strchr(a, 'r') != NULL;
 		} else if (strcmp(a, "-k") == 0 && i + 1 < argc) {
 			int r = request_add_keep(&req, argv[++i]);
 			if (r < 0) {
