@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -53,7 +54,7 @@ static int ovl_mount_api(const struct ovl_spec *spec, const char *target, char *
 	int fd = (int)syscall(SYS_fsopen, "overlay", 1 /* FSOPEN_CLOEXEC */);
 	if (fd < 0)
 		return -errno;
-	int r = 0;
+	int r = spec->source ? fsconfig_str(fd, "source", spec->source) : 0;
 	for (size_t i = 0; i < spec->n_lowers && r == 0; i++)
 		r = fsconfig_str(fd, "lowerdir+", spec->lowers[i]);
 	/* overlayfs before 6.8 does not know "lowerdir+": the API is there, the key is not */
@@ -170,7 +171,8 @@ static void mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, c
 		r = ovl_build_options(spec, opts, sizeof(opts));
 		if (r < 0)
 			fatal(ctx, "cannot build overlay options for %s: %s", target, strerror(-r));
-		if (mount("overlay", target, "overlay", MS_NOATIME, opts) < 0)
+		if (mount(spec->source ? spec->source : "overlay", target, "overlay", MS_NOATIME,
+			  opts) < 0)
 			fatal(ctx, "cannot mount the overlay on %s (%s): %m", target, opts);
 		log_debug("overlay on %s: %s", target, opts);
 	}
@@ -191,10 +193,52 @@ static void mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, c
  * The system overlay stays mounted read-write at /run/strata/system for
  * provisioning.
  */
+/* Binds dir onto NEWROOT/name when the root has a directory there (never a symlink). */
+static void bind_into_root(const char *dir, const char *name, bool readonly)
+{
+	char target[64];
+	struct stat st;
+	if (xsnprintf(target, sizeof(target), STRATA_NEWROOT "/%s", name) < 0 ||
+	    lstat(target, &st) < 0 || !S_ISDIR(st.st_mode))
+		return;
+	if (mount(dir, target, NULL, MS_BIND, NULL) < 0 ||
+	    (readonly && mount(NULL, target, NULL,
+			       MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0))
+		log_warn("cannot bind %s to /%s: %m", dir, name);
+}
+
+/*
+ * What OpenWrt's userland (fstools' layout) expects beside the root, where the
+ * root has the directories for it: /rom the firmware, /overlay the live
+ * generation of the upper of / (upper/ and work/ in it, so /overlay/upper is
+ * exactly what changed through /, and df /overlay is the flash's). A
+ * degraded boot has no flash upper: no /overlay, as on OpenWrt.
+ */
+static void bind_openwrt_dirs(struct strata_ctx *ctx)
+{
+	char gen[96];
+	const char *upper = ctx->opts.stack_levels == 1 ? ctx->system_upper : ctx->user_upper;
+	bind_into_root(STRATA_LOWER_DIR "/0", "rom", true);
+	if (ctx->rec.degraded_reason[0] || xsnprintf(gen, sizeof(gen), "%s", upper) < 0 ||
+	    !strrchr(gen, '/'))
+		return;
+	*strrchr(gen, '/') = '\0';
+	bind_into_root(gen, "overlay", false);
+}
+
 void mount_layers(struct strata_ctx *ctx)
 {
 	char dirs[LOWERS_MAX][64];
-	struct ovl_spec system = {.upper = ctx->system_upper, .work = ctx->system_work};
+	/*
+	 * The source OpenWrt (LuCI, sysupgrade) reads off /'s line in
+	 * /proc/mounts, as fstools leaves it: the flash upper at /overlay, or
+	 * RAM (/tmp/root) when the boot is degraded.
+	 */
+	const char *root_source =
+	    ctx->rec.degraded_reason[0] ? "overlayfs:/tmp/root" : "overlayfs:/overlay";
+	struct ovl_spec system = {.upper = ctx->system_upper,
+				  .work = ctx->system_work,
+				  .source = ctx->opts.stack_levels == 1 ? root_source : NULL};
 	for (size_t i = 0; i < ctx->n_lowers; i++) {
 		if (!ctx->lowers[i].mounted)
 			continue;
@@ -216,12 +260,14 @@ void mount_layers(struct strata_ctx *ctx)
 		    mount(STRATA_SYSTEM_DIR, STRATA_NEWROOT, NULL, MS_BIND, NULL) < 0)
 			fatal(ctx, "cannot bind the system overlay to %s: %m", STRATA_NEWROOT);
 		bootrec_add_layer(&ctx->rec, "root", "overlay", "overlay", "/", "system");
+		bind_openwrt_dirs(ctx);
 		return;
 	}
 	struct ovl_spec user = {.lowers = {STRATA_SYSTEM_DIR},
 				.n_lowers = 1,
 				.upper = ctx->user_upper,
-				.work = ctx->user_work};
+				.work = ctx->user_work,
+				.source = root_source};
 	if (ctx->opts.stack_collapsed) {
 		/* the system layer's upper over the same lowers, store and flags */
 		user = system;
@@ -232,8 +278,10 @@ void mount_layers(struct strata_ctx *ctx)
 		user.upper = ctx->user_upper;
 		user.work = ctx->user_work;
 		user.flags = system.datadir ? collapsed_store_flags : collapsed_flags;
+		user.source = root_source;
 	}
 	mount_overlay(ctx, &user, STRATA_NEWROOT);
 	bootrec_add_layer(&ctx->rec, "root", "overlay", "overlay", "/",
 			  ctx->opts.stack_collapsed ? "collapsed" : "mounted");
+	bind_openwrt_dirs(ctx);
 }

@@ -25,7 +25,8 @@ int cmd_mount_root(int argc, char **argv)
 		return 1;
 	}
 	if (read_file(STRATA_BOOT_RECORD, text, sizeof(text)) <= 0) {
-		fprintf(stderr, "mount_root: cannot read %s: the root was not assembled by strata\n",
+		fprintf(stderr,
+			"mount_root: cannot read %s: the root was not assembled by strata\n",
 			STRATA_BOOT_RECORD);
 		return 1;
 	}
@@ -33,8 +34,9 @@ int cmd_mount_root(int argc, char **argv)
 	json_get_string(text, "mode", state, sizeof(state));
 	json_get_string(text, "degraded_reason", reason, sizeof(reason));
 	if (strcmp(state, "degraded") == 0)
-		printf("mount_root: the root is assembled, DEGRADED: changes are kept in RAM (%s)\n",
-		       reason);
+		printf(
+		    "mount_root: the root is assembled, DEGRADED: changes are kept in RAM (%s)\n",
+		    reason);
 	else
 		printf("mount_root: the root is assembled (strata); nothing to mount\n");
 	return 0;

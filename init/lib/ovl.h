@@ -14,7 +14,8 @@ struct ovl_spec {
 	const char *upper;   /* NULL: read-only overlay */
 	const char *work;
 	const char *const
-	    *flags; /* further options "key" or "key=value", NULL-terminated; may be NULL */
+	    *flags;	    /* further options "key" or "key=value", NULL-terminated; may be NULL */
+	const char *source; /* the mount source /proc/mounts shows; NULL: "overlay" */
 };
 
 /*
