@@ -950,6 +950,71 @@ static void empty_trash_if_full(int base)
 	sync();
 }
 
+/* Moves the regular file name from base into dir on another filesystem: copied whole, then removed. */
+static int copy_across(int base, const char *name, int dir)
+{
+	static const char tmp[] = ".strata-copy.tmp";
+	struct stat st;
+	int in = safe_open_file(base, name, O_RDONLY, NULL), out = -1, r;
+	if (in < 0)
+		return in;
+	unlinkat(dir, tmp, 0);
+	if (fstat(in, &st) < 0 ||
+	    (out = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) <
+		0)
+		r = -errno;
+	else if ((r = copy_data_fd(in, out, (unsigned long long)st.st_size)) == 0)
+		r = copy_attrs_fd(in, out, &st);
+	if (r == 0 && renameat(dir, tmp, dir, name) < 0)
+		r = -errno;
+	if (r < 0 && out >= 0)
+		unlinkat(dir, tmp, 0);
+	if (out >= 0)
+		close(out);
+	close(in);
+	return r < 0 ? r : safe_remove(base, name);
+}
+
+/*
+ * OpenWrt's sysupgrade leaves the configuration it kept as sysupgrade.tgz at
+ * the top of rootfs_data (mtd -j on NOR, nand_restore_config on UBI), where
+ * fstools finds it on the next boot and moves it to the root's upper, so
+ * that preinit untars /sysupgrade.tgz and /etc/init.d/done removes it. The
+ * same here, once the request is applied: renamed (a regular file only,
+ * never followed) into the live upper of /.
+ */
+static void adopt_sysupgrade_tgz(struct strata_ctx *ctx, const struct flash *fl,
+				 const struct layer_state *st)
+{
+	static const char tgz[] = "sysupgrade.tgz";
+	enum req_layer top = ctx->opts.stack_levels == 1 ? LAYER_SYSTEM : LAYER_USER;
+	char upper[48], why[80];
+	mode_t kind = 0;
+	int r = safe_kind(fl->data, tgz, &kind);
+	if (r == -ENOENT)
+		return;
+	if (r < 0 || !S_ISREG(kind)) {
+		log_warn("%s/%s is %s, not a configuration archive; left alone", STRATA_DATA_DIR,
+			 tgz, r < 0 ? safe_strerror(r, kind, why, sizeof(why)) : safe_kind_name(kind));
+		return;
+	}
+	int dir = upper_name(upper, sizeof(upper), top,
+			     top == LAYER_USER ? st->user_gen : st->system_gen) < 0
+		      ? -ENAMETOOLONG
+		      : safe_open_dir(base_of(fl, top), upper, NULL);
+	r = dir < 0 ? dir : renameat(fl->data, tgz, dir, tgz) < 0 ? -errno : 0;
+	if (r == -EXDEV) /* the user layer has its own partition */
+		r = copy_across(fl->data, tgz, dir);
+	if (dir >= 0)
+		close(dir);
+	if (r < 0)
+		log_warn("cannot move %s/%s into the upper of /: %s", STRATA_DATA_DIR, tgz,
+			 strerror(-r));
+	else
+		log_notice("OpenWrt's kept configuration %s/%s is /%s for preinit to restore",
+			   STRATA_DATA_DIR, tgz, tgz);
+}
+
 int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name, char *reason,
 		   size_t reasonlen)
 {
@@ -1004,6 +1069,7 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 	ctx->rec.system_gen = st.system_gen;
 	ctx->rec.user_gen = st.user_gen;
 	if (r == 0 && !volatile_upper) {
+		adopt_sysupgrade_tgz(ctx, &fl, &st);
 		if (src != STATE_READ && (r = write_state(fl.data, &st, true)) < 0) {
 			log_warn_errno(r, "cannot write %s/%s: %m", STRATA_DATA_DIR, STATE_NAME);
 			r = 0;

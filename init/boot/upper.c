@@ -73,7 +73,7 @@ static int identify(const struct data_source *part, enum flash_content *out)
  * vanilla jffs2 fails to mount it (EIO). Erase the blocks that hold
  * anything, leave the erased ones alone: no full erase pass.
  */
-static int erase_dirty_blocks(const struct data_source *part, unsigned *erased)
+static int erase_dirty_blocks(const struct data_source *part, uint64_t from, unsigned *erased)
 {
 	char dev[48];
 	unsigned char head[64];
@@ -84,7 +84,7 @@ static int erase_dirty_blocks(const struct data_source *part, unsigned *erased)
 		return -errno;
 	int r = 0;
 	*erased = 0;
-	for (uint64_t off = 0; off < part->size && r == 0; off += part->erasesize) {
+	for (uint64_t off = from; off < part->size && r == 0; off += part->erasesize) {
 		if (pread(fd, head, sizeof(head), (off_t)off) != (ssize_t)sizeof(head)) {
 			r = -EIO;
 			break;
@@ -99,6 +99,33 @@ static int erase_dirty_blocks(const struct data_source *part, unsigned *erased)
 	}
 	close(fd);
 	return r;
+}
+
+/*
+ * sysupgrade on NOR (mtd -j) writes the kept configuration as a small jffs2,
+ * then an erase block starting with 0xdeadc0de, and leaves the blocks after
+ * it as they were. OpenWrt's kernel stops at the marker and erases the rest;
+ * a vanilla jffs2 would read on and bring the old filesystem's nodes back.
+ * Returns the marker's offset, or 0 when no block after the first has one.
+ */
+static uint64_t eof_marker(const struct data_source *part)
+{
+	unsigned char head[64];
+	uint64_t found = 0;
+	int fd = part->erasesize ? open(part->dev, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return 0;
+	for (uint64_t off = part->erasesize; off < part->size; off += part->erasesize) {
+		ssize_t m = pread(fd, head, sizeof(head), (off_t)off);
+		if (m <= 0)
+			break;
+		if (flash_identify(head, (size_t)m) == FLASH_DEADCODE) {
+			found = off;
+			break;
+		}
+	}
+	close(fd);
+	return found;
 }
 
 /*
@@ -200,11 +227,23 @@ int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data,
 		return r;
 	}
 	expected = flash->content;
-	if (content == expected) {
+	uint64_t eof = content == expected && flash->scrubs_deadcode ? eof_marker(data) : 0;
+	if (eof) {
+		unsigned erased = 0;
+		r = erase_dirty_blocks(data, eof, &erased);
+		if (r < 0) {
+			snprintf(reason, reasonlen, "cannot erase '%s' after its end marker: %s",
+				 data->name, strerror(-r));
+			return r;
+		}
+		log_notice("'%s' ends at 0x%llx (sysupgrade's 0xdeadc0de marker): erased the %u "
+			   "blocks after it",
+			   data->name, (unsigned long long)eof, erased);
+	} else if (content == expected) {
 		/* the filesystem is there */
 	} else if (content == FLASH_DEADCODE && flash->scrubs_deadcode) {
 		unsigned erased = 0;
-		r = erase_dirty_blocks(data, &erased);
+		r = erase_dirty_blocks(data, 0, &erased);
 		if (r < 0) {
 			snprintf(reason, reasonlen, "cannot erase '%s' for formatting: %s",
 				 data->name, strerror(-r));

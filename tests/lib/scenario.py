@@ -17,23 +17,27 @@ from vm import Machine  # noqa: E402
 SCENARIOS = []
 
 
-# The collapsed stack (both layers in one overlay) as a scenario parameter:
-# every boot of the scenario gets this on its kernel command line.
-COLLAPSED = "strata.stack=system+user"
+# The other stacks as scenario parameters: every boot of the scenario gets
+# the key on its kernel command line.
+COLLAPSED = "strata.stack=system+user"  # both layers in one overlay
+SINGLE = "strata.stack=system"  # one layer, OpenWrt's single overlay
 
 
-def scenario(*boards, skip_unless=None, collapsed=()):
+def scenario(*boards, skip_unless=None, collapsed=(), single=()):
     """Registers fn(ctx) as a scenario on each of boards. skip_unless: callable
     returning None when the scenario can run here, else the reason to skip.
-    collapsed: boards on which it also runs on the collapsed stack, as
-    NAME@collapsed (ctx.stack is then "system+user", else "system user")."""
+    collapsed, single: boards on which it also runs on the collapsed stack
+    (NAME@collapsed, ctx.stack "system+user") or the one-layer stack
+    (NAME@single, ctx.stack "system"); ctx.stack is otherwise "system user"."""
     def deco(fn):
         for board in boards:
             SCENARIOS.append({"name": fn.__name__, "board": board, "fn": fn,
                               "skip_unless": skip_unless, "append": ""})
-        for board in collapsed:
-            SCENARIOS.append({"name": fn.__name__ + "@collapsed", "board": board, "fn": fn,
-                              "skip_unless": skip_unless, "append": COLLAPSED})
+        for suffix, append, on in (("@collapsed", COLLAPSED, collapsed),
+                                   ("@single", SINGLE, single)):
+            for board in on:
+                SCENARIOS.append({"name": fn.__name__ + suffix, "board": board, "fn": fn,
+                                  "skip_unless": skip_unless, "append": append})
         return fn
     return deco
 
@@ -46,7 +50,7 @@ class Context:
         self.machines = []
         self.append = append  # on every boot's kernel command line
         self.collapsed = append == COLLAPSED
-        self.stack = "system+user" if self.collapsed else "system user"
+        self.stack = {COLLAPSED: "system+user", SINGLE: "system"}.get(append, "system user")
 
     def machine(self, name="dev"):
         m = Machine(self.images, os.path.join(self.workdir, name), self.append)
