@@ -123,7 +123,7 @@ ifneq ($(BOARD_BUSYBOX_PKG),)
 BOARD_BUSYBOX := $(DL_DIR)/$(BOARD_BUSYBOX_PKG)-$(BOARD_DEB_ARCH)/bin/busybox
 endif
 
-.PHONY: all run check bench fuzz lint report deps unit clean distclean flash-erase menuconfig \
+.PHONY: all run check check-powercut bench fuzz lint report deps unit clean distclean flash-erase menuconfig \
 	print-warnings print-includes strata install \
 	olddefconfig savedefconfig help FORCE
 .DEFAULT_GOAL := all
@@ -245,6 +245,10 @@ flash-erase:
 
 check: deps
 	$(Q)$(TOPDIR)/tests/run.sh
+
+# every step of the power-cut campaign (make check samples every third)
+check-powercut: deps
+	$(Q)POWERCUT_SWEEP=full $(TOPDIR)/tests/run.sh -k power_cut_campaign
 
 unit: deps
 	$(Q)$(TOPDIR)/tests/run.sh --unit-only
