@@ -950,7 +950,8 @@ static void empty_trash_if_full(int base)
 	sync();
 }
 
-/* Moves the regular file name from base into dir on another filesystem: copied whole, then removed. */
+/* Moves the regular file name from base into dir on another filesystem: copied whole, then removed.
+ */
 static int copy_across(int base, const char *name, int dir)
 {
 	static const char tmp[] = ".strata-copy.tmp";
@@ -995,7 +996,8 @@ static void adopt_sysupgrade_tgz(struct strata_ctx *ctx, const struct flash *fl,
 		return;
 	if (r < 0 || !S_ISREG(kind)) {
 		log_warn("%s/%s is %s, not a configuration archive; left alone", STRATA_DATA_DIR,
-			 tgz, r < 0 ? safe_strerror(r, kind, why, sizeof(why)) : safe_kind_name(kind));
+			 tgz,
+			 r < 0 ? safe_strerror(r, kind, why, sizeof(why)) : safe_kind_name(kind));
 		return;
 	}
 	int dir = upper_name(upper, sizeof(upper), top,
