@@ -184,7 +184,7 @@ all: deps $(BUILD)/strata $(BUILD)/mkcpio $(BUILD)/mkverity $(KERNEL_STAMP) $(BO
 		ROOTFS="$(ROOTFS)" ADDONS="$(ADDONS)" ROOT_PART=$(call unquote,$(CONFIG_STRATA_ROOT_PART)) \
 		UPPER_FS=$(lastword $(subst +, ,$(call unquote,$(CONFIG_STRATA_FLASH)))) \
 		EMERGENCY_SHELL=$(CONFIG_STRATA_EMERGENCY_SHELL) \
-		VERITY=$(CONFIG_STRATA_VERITY) \
+		VERITY=$(CONFIG_STRATA_VERITY) VERITY_MODE=$(call unquote,$(CONFIG_STRATA_VERITY_MODE)) \
 		INITRAMFS_COMP=$(if $(CONFIG_STRATA_INITRAMFS_GZIP),gzip,xz) \
 		$(TOPDIR)/tools/mkimages.sh
 

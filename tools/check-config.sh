@@ -7,6 +7,8 @@ set -eu
 config=$1
 CONFIG_STRATA_STACK="system user"
 CONFIG_STRATA_USER_PART=""
+CONFIG_STRATA_VERITY_MODE="digest"
+CONFIG_STRATA_DMVERITY_ERROR="eio"
 # shellcheck disable=SC1090
 . "$config"
 
@@ -35,3 +37,14 @@ if [ "$*" = system ] && [ -n "$CONFIG_STRATA_USER_PART" ]; then
 	refuse "CONFIG_STRATA_USER_PART=\"$CONFIG_STRATA_USER_PART\" is a partition for the" \
 		"user layer, and CONFIG_STRATA_STACK=\"system\" has no user overlay"
 fi
+case "$CONFIG_STRATA_VERITY_MODE" in
+digest | dm-verity) ;;
+*) refuse "CONFIG_STRATA_VERITY_MODE=\"$CONFIG_STRATA_VERITY_MODE\": expected \"digest\" (each" \
+	"layer's whole fs-verity digest at boot) or \"dm-verity\" (a hash tree, blocks checked" \
+	"as they are read)" ;;
+esac
+case "$CONFIG_STRATA_DMVERITY_ERROR" in
+eio | restart | panic) ;;
+*) refuse "CONFIG_STRATA_DMVERITY_ERROR=\"$CONFIG_STRATA_DMVERITY_ERROR\": expected eio," \
+	"restart or panic" ;;
+esac

@@ -9,7 +9,7 @@ set -euo pipefail
 : "${STRATA_BIN:?}" "${MKCPIO:?}" "${MKVERITY:?}" "${BUSYBOX:?}" "${SOURCE_DATE_EPOCH:?}"
 : "${OVERLAYS:=}" "${EMERGENCY_SHELL:=y}" "${INITRAMFS_COMP:=xz}" "${ROOTFS:=}" "${ADDONS:=}"
 : "${ROOT_PART:=rootfs}" "${UPPER_FS:?}"
-: "${VERITY:=}" "${ROOT_IMAGE:=rootfs.squashfs}"
+: "${VERITY:=}" "${VERITY_MODE:=digest}" "${ROOT_IMAGE:=rootfs.squashfs}"
 export SOURCE_DATE_EPOCH
 
 step() { printf '  %-7s %s\n' "$1" "$2"; }
@@ -42,6 +42,19 @@ squash() { # TREE IMAGE [MKSQUASHFS OPTIONS]
 	shift 2
 	find "$tree" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 	mksquashfs "$tree" "$img" -noappend -comp xz -quiet "${progress[@]}" "$@" >/dev/null
+	rm -f "$img.dm-verity"
+	[ "$VERITY" = y ] && [ "$VERITY_MODE" = dm-verity ] || return 0
+	# dm-verity: the hash tree right after the data (no superblock: the
+	# manifest pins length, root and salt); the salt is the image's own
+	# sha256, so two builds of one tree are identical
+	local bytes salt
+	bytes=$(stat -c %s "$img")
+	salt=$(sha256sum "$img" | cut -c1-64)
+	veritysetup format "$img" "$img" --no-superblock --hash=sha256 --data-block-size=4096 \
+		--hash-block-size=4096 --data-blocks=$((bytes / 4096)) --hash-offset="$bytes" \
+		--salt="$salt" --root-hash-file="$img.root" >/dev/null
+	echo "$bytes $(cat "$img.root") $salt" > "$img.dm-verity"
+	rm -f "$img.root"
 }
 
 # The applets of $BUSYBOX with their paths (--list-full). A busybox of another
@@ -165,6 +178,10 @@ f2fs) upper_mods="crc32_generic f2fs" ;;
 esac
 awk -v mods="$upper_mods" '$0 == "@upper" { gsub(/ /, "\n", mods); print mods; next } 1' \
 	"$BOARD_DIR/modules" > "$BUILD/modules.board"
+# dm-verity layers: the verity target (dm-mod, dm-bufio and reed_solomon come as its dependencies)
+if [ "$VERITY" = y ] && [ "$VERITY_MODE" = dm-verity ]; then
+	echo dm_verity >> "$BUILD/modules.board"
+fi
 "$TOPDIR/tools/mkmodules.sh" "$BUILD/modules.board" "$KERNEL_DIR" "$initramfs/modules.list" \
 	"$initramfs/modules"
 list="$BUILD/initramfs.list"

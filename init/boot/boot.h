@@ -76,7 +76,15 @@ void verity_load_manifest(struct strata_ctx *ctx);
  * -errno is returned and the caller boots without it; otherwise the boot
  * record is written and the fatal policy applies (no return).
  */
-int verity_check_layer(struct strata_ctx *ctx, const char *name, const char *dev, bool droppable);
+int verity_check_layer(struct strata_ctx *ctx, const char *name, char *dev, size_t devlen,
+		       bool droppable);
+/*
+ * dmverity.c: checks dev's hash tree against the manifest's root hash and
+ * serves dev through a dm-verity device, whose path goes to out. On failure,
+ * *error says what failed ("hash tree does not match the root hash", ...).
+ */
+int dmverity_open(const char *name, const char *dev, const struct manifest_layer *m, char *out,
+		  size_t outlen, const char **error);
 /* Marks the manifest's entry for name (if any) as a layer of this board, and returns it. */
 const struct manifest_layer *verity_claim(struct strata_ctx *ctx, const char *name);
 /* A manifest entry no layer of this board claimed: fatal unless it is optional. */

@@ -34,7 +34,8 @@ const struct manifest_layer *verity_claim(struct strata_ctx *ctx, const char *na
 	return m;
 }
 
-int verity_check_layer(struct strata_ctx *ctx, const char *name, const char *dev, bool droppable)
+int verity_check_layer(struct strata_ctx *ctx, const char *name, char *dev, size_t devlen,
+		       bool droppable)
 {
 	const struct manifest_layer *m = verity_claim(ctx, name);
 	struct bootrec_verity scratch, *v = bootrec_add_verity(&ctx->rec);
@@ -57,7 +58,29 @@ int verity_check_layer(struct strata_ctx *ctx, const char *name, const char *dev
 	}
 	v->bytes = m->bytes;
 	v->optional = m->optional;
+	v->mode = m->dmverity ? "dm-verity" : "digest";
 	fsverity_to_hex(m->digest, v->expected);
+	if (m->dmverity) {
+		char mapped[48];
+		const char *error = "";
+		r = dmverity_open(name, dev, m, mapped, sizeof(mapped), &error);
+		v->ns = now_boottime_ns() - t0;
+		if (r < 0) {
+			v->error = error;
+			snprintf(why, sizeof(why), "layer '%s' (%s) refused: %s (dm-verity root %s)%s%s",
+				 name, dev, error, v->expected, r == -EBADMSG ? "" : ": ",
+				 r == -EBADMSG ? "" : strerror(-r));
+			goto refused;
+		}
+		/* the tree hashes to the root: what the kernel will check each block against */
+		memcpy(v->measured, v->expected, sizeof(v->measured));
+		v->state = "verified";
+		log_info("layer '%s' served through dm-verity on %s: hash tree matches root %s "
+			 "(%llu bytes, %llu ms)",
+			 name, mapped, v->expected, (unsigned long long)m->bytes,
+			 (unsigned long long)(v->ns / 1000000));
+		return xsnprintf(dev, devlen, "%s", mapped) < 0 ? -ENAMETOOLONG : 0;
+	}
 	/* an image file on ext4/f2fs with fs-verity: the kernel's digest, O(1) */
 	bool kernel;
 	r = layer_measure(dev, m->bytes, got, &kernel);

@@ -71,6 +71,9 @@ static const char *layer_state(const struct stack_layer *l)
 {
 	if (strcmp(l->fs.fstype, "tmpfs") == 0)
 		return "tmpfs";
+	/* a layer served through dm-verity: verified block by block as it is read */
+	if (strcmp(l->verity_state, "verified") == 0 && strcmp(l->verity_mode, "dm-verity") == 0)
+		return "dm-verity";
 	if (l->verity_state[0])
 		return l->verity_state;
 	return l->fs.readonly ? "read-only" : "read-write";
@@ -136,6 +139,8 @@ int cmd_layers(int argc, char **argv)
 			if (l->verity_state[0]) {
 				printf(", \"verity\": {\"state\": ");
 				json_str(stdout, l->verity_state);
+				printf(", \"mode\": ");
+				json_str(stdout, l->verity_mode);
 				printf(", \"expected\": ");
 				json_str(stdout, l->verity_expected);
 				printf(", \"measured\": ");

@@ -151,6 +151,8 @@ int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 		strbuf_json_str(&sb, v->measured);
 		strbuf_puts(&sb, ", \"state\": ");
 		strbuf_json_str(&sb, v->state);
+		strbuf_puts(&sb, ", \"mode\": ");
+		strbuf_json_str(&sb, v->mode ? v->mode : "digest");
 		strbuf_puts(&sb, ", \"error\": ");
 		strbuf_json_str(&sb, v->error);
 		strbuf_printf(&sb, ", \"optional\": %s, \"ns\": %" PRIu64 "}",

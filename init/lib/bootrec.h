@@ -34,6 +34,7 @@ struct bootrec_verity {
 	uint64_t bytes; /* what the manifest says was measured; 0 when not listed */
 	char expected[65], measured[65]; /* hex; empty: not listed / not measured */
 	const char *state;		 /* "verified" or "refused" */
+	const char *mode;		 /* "digest" (measured whole) or "dm-verity" (lazily) */
 	const char *error;		 /* why it was refused, "" when verified */
 	bool optional;
 	uint64_t ns; /* time it took */

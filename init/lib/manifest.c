@@ -12,7 +12,7 @@ struct token {
 	size_t len;
 };
 
-#define MAX_TOKENS 6 /* one more than a layer line has, to see extra words */
+#define MAX_TOKENS 7 /* one more than a dm-verity line has, to see extra words */
 
 static size_t split(const char *line, size_t len, struct token *t)
 {
@@ -82,13 +82,17 @@ static int parse_layer(struct manifest *m, const struct token *t, size_t n, unsi
 		       char *err)
 {
 	struct manifest_layer *l;
-	if (n < 4)
-		return bad(err, -EBADMSG, line,
-			   "expected 'layer NAME BYTES DIGEST [optional]', got %zu fields", n);
-	if (n > 4 && (n > 5 || !tok_is(&t[4], "optional"))) {
-		const struct token *x = &t[tok_is(&t[4], "optional") ? 5 : 4];
-		return bad(err, -EBADMSG, line, "unexpected '%.*s' after the digest",
-			   (int)(x->len > 32 ? 32 : x->len), x->s);
+	bool dm = tok_is(&t[0], "dm-verity");
+	size_t fields = dm ? 5 : 4; /* the salt after the root hash */
+	if (n < fields)
+		return bad(err, -EBADMSG, line, "expected '%s', got %zu fields",
+			   dm ? "dm-verity NAME BYTES ROOT-HASH SALT [optional]"
+			      : "layer NAME BYTES DIGEST [optional]",
+			   n);
+	if (n > fields && (n > fields + 1 || !tok_is(&t[fields], "optional"))) {
+		const struct token *x = &t[tok_is(&t[fields], "optional") ? fields + 1 : fields];
+		return bad(err, -EBADMSG, line, "unexpected '%.*s' after the %s",
+			   (int)(x->len > 32 ? 32 : x->len), x->s, dm ? "salt" : "digest");
 	}
 	if (!valid_name(&t[1]))
 		return bad(err, -EBADMSG, line, "bad layer name '%.*s' (1-63 of A-Z a-z 0-9 _ - .)",
@@ -106,9 +110,15 @@ static int parse_layer(struct manifest *m, const struct token *t, size_t n, unsi
 			   (int)(t[2].len > 24 ? 24 : t[2].len), t[2].s, l->name);
 	if (fsverity_from_hex(t[3].s, t[3].len, l->digest) < 0)
 		return bad(err, -EBADMSG, line,
-			   "bad digest of layer '%s' (64 hex digits of a sha256 fs-verity digest)",
+			   dm ? "bad root hash of layer '%s' (64 hex digits of a sha256 dm-verity root)"
+			      : "bad digest of layer '%s' (64 hex digits of a sha256 fs-verity digest)",
 			   l->name);
-	l->optional = n == 5;
+	if (dm && (fsverity_from_hex(t[4].s, t[4].len, l->salt) < 0 || l->bytes % 4096))
+		return bad(err, -EBADMSG, line,
+			   "bad salt or length of layer '%s' (64 hex digits; whole 4096-byte blocks)",
+			   l->name);
+	l->dmverity = dm;
+	l->optional = n == fields + 1;
 	m->n++;
 	return 0;
 }
@@ -140,7 +150,7 @@ int manifest_parse(struct manifest *m, const char *text, char err[MANIFEST_ERR_M
 					   "manifest version '%.*s' is not supported (1 is)",
 					   (int)(t[1].len > 16 ? 16 : t[1].len), t[1].s);
 			header = true;
-		} else if (tok_is(&t[0], "layer")) {
+		} else if (tok_is(&t[0], "layer") || tok_is(&t[0], "dm-verity")) {
 			r = parse_layer(m, t, n, line, err);
 		} else {
 			r = bad(err, -EBADMSG, line, "unknown keyword '%.*s'",

@@ -1,0 +1,16 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Build variant "dmverity": the board's layers served through dm-verity
+# (CONFIG_STRATA_VERITY_MODE="dm-verity": a hash tree after each layer image,
+# its root hash in the manifest). The root gets /usr/share/dmverity/blob,
+# 256 KiB of incompressible bytes that squashfs stores as they are, so a
+# test finds them on the flash and changes one.
+# usage: dmverity.sh DIR BOARD
+set -euo pipefail
+mkdir -p "$1/tree/usr/share/dmverity"
+python3 -c '
+import hashlib, sys
+out = b"".join(hashlib.sha256(b"strata-dmverity-%d" % i).digest() for i in range(8192))
+sys.stdout.buffer.write(out)' > "$1/tree/usr/share/dmverity/blob"
+echo "CONFIG_STRATA_VERITY_MODE=dm-verity"
+echo "CONFIG_STRATA_ROOTFS_OVERLAYS=overlays/rootfs $1/tree"
