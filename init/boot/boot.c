@@ -352,7 +352,8 @@ void boot_main(struct strata_ctx *ctx)
 				continue;
 			}
 			/* a refused optional add-on is left out; any other refusal is fatal */
-			if (verity_check_layer(ctx, l->name, l->dev, sizeof(l->dev), l->optional) < 0)
+			if (verity_check_layer(ctx, l->name, l->dev, sizeof(l->dev), l->optional) <
+			    0)
 				l->dev[0] = '\0';
 		}
 		verity_check_unlisted(ctx);

@@ -62,7 +62,7 @@ int dmverity_open(const char *name, const char *dev, const struct manifest_layer
 		char buf[sizeof(struct dm_ioctl) + sizeof(struct dm_target_spec) + 512];
 	} u;
 	char root[FSVERITY_HEX_SIZE], salt[FSVERITY_HEX_SIZE], dmname[80];
-	struct stat st;
+	struct stat st = {0};
 	int fd = open(dev, O_RDONLY | O_CLOEXEC), r = 0;
 	if (fd < 0 || fstat(fd, &st) < 0)
 		r = -errno;
@@ -75,7 +75,7 @@ int dmverity_open(const char *name, const char *dev, const struct manifest_layer
 	/* a tree that does not hash to the pinned root: a changed tree, or the wrong root */
 	r = dmverity_check_tree(fd, m->bytes, m->digest, m->salt);
 	if (r < 0) {
-		*error = r == -EBADMSG ? "hash tree does not match the root hash"
+		*error = r == -EBADMSG	 ? "hash tree does not match the root hash"
 			 : r == -ENODATA ? "shorter than the manifest says"
 					 : "hash tree cannot be read";
 		goto out;

@@ -67,8 +67,9 @@ int verity_check_layer(struct strata_ctx *ctx, const char *name, char *dev, size
 		v->ns = now_boottime_ns() - t0;
 		if (r < 0) {
 			v->error = error;
-			snprintf(why, sizeof(why), "layer '%s' (%s) refused: %s (dm-verity root %s)%s%s",
-				 name, dev, error, v->expected, r == -EBADMSG ? "" : ": ",
+			snprintf(why, sizeof(why),
+				 "layer '%s' (%s) refused: %s (dm-verity root %s)%s%s", name, dev,
+				 error, v->expected, r == -EBADMSG ? "" : ": ",
 				 r == -EBADMSG ? "" : strerror(-r));
 			goto refused;
 		}

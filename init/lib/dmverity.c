@@ -53,12 +53,12 @@ int dmverity_check_tree(int fd, uint64_t data_bytes, const uint8_t root[FSVERITY
 		return -EINVAL;
 	unsigned nl = levels(nd);
 	uint64_t total = dmverity_tree_blocks(nd);
-	if (nl == 0)
+	if (nl == 0 || total == 0)
 		return 0; /* one data block: the root is its hash, the kernel checks it */
 	if (total > (1u << 20))
 		return -EFBIG;
-	uint8_t *tree = malloc(total * DMVERITY_BLOCK), *buf = malloc(DMVERITY_SALT_SIZE +
-								      DMVERITY_BLOCK);
+	uint8_t *tree = malloc(total * DMVERITY_BLOCK),
+		*buf = malloc(DMVERITY_SALT_SIZE + DMVERITY_BLOCK);
 	int r = tree && buf ? 0 : -ENOMEM;
 	for (uint64_t done = 0; r == 0 && done < total * DMVERITY_BLOCK;) {
 		ssize_t n = pread(fd, tree + done, total * DMVERITY_BLOCK - done,

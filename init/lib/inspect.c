@@ -221,7 +221,8 @@ int stack_read(struct stack *st)
 			if (l->lower < 0 || strcmp(l->name, name) != 0)
 				continue;
 			json_get_string(obj, "state", l->verity_state, sizeof(l->verity_state));
-			if (json_get_string(obj, "mode", l->verity_mode, sizeof(l->verity_mode)) < 0)
+			if (json_get_string(obj, "mode", l->verity_mode, sizeof(l->verity_mode)) <
+			    0)
 				snprintf(l->verity_mode, sizeof(l->verity_mode), "digest");
 			json_get_string(obj, "expected", l->verity_expected,
 					sizeof(l->verity_expected));

@@ -33,7 +33,7 @@ struct stack_layer {
 	int lower;     /* lowers: index in the system overlay, top first; -1 for uppers */
 	/* lowers: the boot's fs-verity check of the layer image (boot record), or empty */
 	char verity_state[16], verity_expected[65], verity_measured[65];
-	char verity_mode[16]; /* "digest" or "dm-verity" */
+	char verity_mode[16];  /* "digest" or "dm-verity" */
 	struct mount_entry fs; /* the filesystem holding it */
 	uint64_t size, avail;  /* bytes, for the uppers */
 };

@@ -109,14 +109,16 @@ static int parse_layer(struct manifest *m, const struct token *t, size_t n, unsi
 			   "bad length '%.*s' of layer '%s' (decimal bytes > 0)",
 			   (int)(t[2].len > 24 ? 24 : t[2].len), t[2].s, l->name);
 	if (fsverity_from_hex(t[3].s, t[3].len, l->digest) < 0)
-		return bad(err, -EBADMSG, line,
-			   dm ? "bad root hash of layer '%s' (64 hex digits of a sha256 dm-verity root)"
-			      : "bad digest of layer '%s' (64 hex digits of a sha256 fs-verity digest)",
-			   l->name);
+		return bad(
+		    err, -EBADMSG, line,
+		    dm ? "bad root hash of layer '%s' (64 hex digits of a sha256 dm-verity root)"
+		       : "bad digest of layer '%s' (64 hex digits of a sha256 fs-verity digest)",
+		    l->name);
 	if (dm && (fsverity_from_hex(t[4].s, t[4].len, l->salt) < 0 || l->bytes % 4096))
-		return bad(err, -EBADMSG, line,
-			   "bad salt or length of layer '%s' (64 hex digits; whole 4096-byte blocks)",
-			   l->name);
+		return bad(
+		    err, -EBADMSG, line,
+		    "bad salt or length of layer '%s' (64 hex digits; whole 4096-byte blocks)",
+		    l->name);
 	l->dmverity = dm;
 	l->optional = n == fields + 1;
 	m->n++;

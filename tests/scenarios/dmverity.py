@@ -69,7 +69,7 @@ def dmverity_reads_lazily_and_a_changed_block_gives_eio(ctx):
     vm = dev.boot()
     assert ctx.boot_record(vm)["verity"][-1]["state"] == "verified"
     rc, out = vm.sh("cat %s > /dev/null" % BLOB, check=False)
-    assert rc != 0 and "I/O error" in out, (rc, out)
+    assert rc != 0 and "Input/output error" in out, (rc, out)
     assert re.search(r"device-mapper: verity: \d+:\d+: data block \d+ is corrupted",
                      vm.out("dmesg")), vm.out("dmesg | tail")
     vm.sh("cat /etc/os-release > /dev/null && ls /usr/bin > /dev/null && echo ok > /root/f")

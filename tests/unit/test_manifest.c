@@ -106,9 +106,34 @@ static void long_name(void)
 	CHECK(manifest_parse(&m, text, err) == 0 && strlen(m.layers[0].name) == 63);
 }
 
+static void dm_verity_lines(void)
+{
+	CHECK(manifest_parse(&m,
+			     "strata-manifest 1\n"
+			     "dm-verity rootfs 2625536 " D1 " " D2 "\n"
+			     "dm-verity extra 4096 " D2 " " D1 " optional\n"
+			     "layer meta.img 1 " D1 "\n",
+			     err) == 0);
+	const struct manifest_layer *l = manifest_find(&m, "rootfs");
+	CHECK(l && l->dmverity && l->bytes == 2625536 && l->digest[0] == 0x01 &&
+	      l->salt[0] == 0xfe && !l->optional);
+	l = manifest_find(&m, "extra");
+	CHECK(l && l->dmverity && l->optional && l->salt[31] == 0xef);
+	CHECK(!manifest_find(&m, "meta.img")->dmverity);
+	bad("strata-manifest 1\ndm-verity rootfs 4096 " D1 "\n", -EBADMSG,
+	    "line 2: expected 'dm-verity NAME BYTES ROOT-HASH SALT [optional]', got 4 fields");
+	bad("strata-manifest 1\ndm-verity rootfs 4097 " D1 " " D2 "\n", -EBADMSG,
+	    "line 2: bad salt or length of layer 'rootfs' (64 hex digits; whole 4096-byte blocks)");
+	bad("strata-manifest 1\ndm-verity rootfs 4096 " D1 " 00\n", -EBADMSG,
+	    "line 2: bad salt or length of layer 'rootfs' (64 hex digits; whole 4096-byte blocks)");
+	bad("strata-manifest 1\ndm-verity rootfs 4096 " D1 " " D2 " maybe\n", -EBADMSG,
+	    "line 2: unexpected 'maybe' after the salt");
+}
+
 int main(void)
 {
 	RUN(good_manifest);
+	RUN(dm_verity_lines);
 	RUN(header_only_is_empty);
 	RUN(malformed_lines_are_named);
 	RUN(too_many_layers);
