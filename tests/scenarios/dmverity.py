@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Layers served through dm-verity (tests/variants/dmverity.sh): the init checks
 the hash tree against the manifest's root hash and mounts the layer from the
-kernel's verity target, which checks each block as it is read."""
+kernel's verity target, which checks each block as it is read. The boards carry
+the add-on layers of tests/variants/addons.sh ("extras" optional, "tools")."""
 import os
 import re
 
@@ -20,6 +21,13 @@ def pinned(ctx, name="rootfs"):
         if f[:2] == ["dm-verity", name]:
             return int(f[2]), f[3], f[4]
     raise AssertionError("no dm-verity line for %s in the manifest" % name)
+
+
+def entry(ctx, vm, name="rootfs"):
+    """The layer's verity entry in boot.json."""
+    found = [v for v in ctx.boot_record(vm)["verity"] if v["layer"] == name]
+    assert len(found) == 1, ctx.boot_record(vm)["verity"]
+    return found[0]
 
 
 def change_byte(ctx, dev, offset):
@@ -51,10 +59,14 @@ def dmverity_reads_lazily_and_a_changed_block_gives_eio(ctx):
     dev = ctx.machine()
     nbytes, root, _ = pinned(ctx)
     vm = dev.boot()
-    rec = ctx.boot_record(vm)
-    v = rec["verity"][-1]
-    assert (v["layer"], v["state"], v["mode"], v["expected"], v["measured"], v["bytes"]) == \
-        ("rootfs", "verified", "dm-verity", root, root, nbytes), v
+    v = entry(ctx, vm)
+    assert (v["state"], v["mode"], v["expected"], v["measured"], v["bytes"]) == \
+        ("verified", "dm-verity", root, root, nbytes), v
+    assert [(e["layer"], e["state"], e["mode"]) for e in ctx.boot_record(vm)["verity"]] == \
+        [("extras", "verified", "dm-verity"), ("tools", "verified", "dm-verity"),
+         ("rootfs", "verified", "dm-verity")]
+    assert vm.out("cat /etc/strata-test/both") == "extras"
+    assert len([m for m in ctx.mounts(vm) if m["source"].startswith("/dev/dm-")]) == 3
     lower = ctx.mount_at(vm, "/run/strata/lower/0")
     assert re.fullmatch(r"/dev/dm-\d+", lower["source"]) and lower["fstype"] == "squashfs", lower
     assert "strata: layer 'rootfs' served through dm-verity on %s: hash tree matches root %s" \
@@ -67,7 +79,7 @@ def dmverity_reads_lazily_and_a_changed_block_gives_eio(ctx):
     # a changed data block: the boot goes on; reading that block fails, the rest runs
     change_byte(ctx, dev, blob_offset(ctx))
     vm = dev.boot()
-    assert ctx.boot_record(vm)["verity"][-1]["state"] == "verified"
+    assert entry(ctx, vm)["state"] == "verified"
     rc, out = vm.sh("cat %s > /dev/null" % BLOB, check=False)
     assert rc != 0 and "Input/output error" in out, (rc, out)
     assert re.search(r"device-mapper: verity: \d+:\d+: data block \d+ is corrupted",
@@ -79,7 +91,7 @@ def assert_refused(ctx, vm, root, error):
     vm.expect(r"strata: FATAL: layer 'rootfs' \([^)]*\) refused: %s \(dm-verity root %s\)"
               % (error, root), 90, from_start=True)
     assert "(strata emergency)" in vm.text
-    v = ctx.boot_record(vm)["verity"][-1]
+    v = entry(ctx, vm)
     assert (v["state"], v["mode"], v["error"]) == ("refused", "dm-verity", error), v
     assert not [m for m in ctx.mounts(vm) if m["fstype"] in ("squashfs", "overlay")]
 
@@ -99,3 +111,24 @@ def dmverity_changed_tree_or_wrong_root_is_refused(ctx):
     initramfs_with_manifest(ctx, dev, "strata-manifest 1\ndm-verity rootfs %d %s %s\n"
                             % (nbytes, wrong, salt))
     assert_refused(ctx, dev.boot(), wrong, "hash tree does not match the root hash")
+
+
+@scenario(NOR)
+def dmverity_optional_addon_with_a_changed_tree_is_dropped(ctx):
+    dev = ctx.machine()
+    nbytes, root, _ = pinned(ctx, "extras")
+    # the add-on's NOR region: "NAME,ADDRESS,LENGTH" lines, the image at ADDRESS - 224 MiB
+    part = [l.split(",") for l in open(dev.path("flash-addons.phram")).read().splitlines()
+            if l.startswith("extras,")][0]
+    path = dev.path("flash-addons.bin")
+    data = bytearray(open(path, "rb").read())
+    data[int(part[1]) - 0xe000000 + nbytes + 1000] ^= 0x01
+    os.unlink(path)
+    open(path, "wb").write(data)
+    vm = dev.boot()
+    assert re.search(r"strata: layer 'extras' \(/dev/mtdblock\d\) refused: hash tree does not "
+                     r"match the root hash \(dm-verity root %s\); it is optional: booting "
+                     r"without it" % root, vm.out("dmesg")), vm.out("dmesg | grep strata")
+    assert vm.out("cat /etc/strata-test/both") == "tools"
+    assert (entry(ctx, vm, "extras")["state"], entry(ctx, vm, "tools")["state"]) == \
+        ("refused", "verified")

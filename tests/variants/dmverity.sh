@@ -4,7 +4,8 @@
 # (CONFIG_STRATA_VERITY_MODE="dm-verity": a hash tree after each layer image,
 # its root hash in the manifest). The root gets /usr/share/dmverity/blob,
 # 256 KiB of incompressible bytes that squashfs stores as they are, so a
-# test finds them on the flash and changes one.
+# test finds them on the flash and changes one. The add-on layers of the
+# "addons" variant come too, each with its own tree.
 # usage: dmverity.sh DIR BOARD
 set -euo pipefail
 mkdir -p "$1/tree/usr/share/dmverity"
@@ -13,4 +14,5 @@ import hashlib, sys
 out = b"".join(hashlib.sha256(b"strata-dmverity-%d" % i).digest() for i in range(8192))
 sys.stdout.buffer.write(out)' > "$1/tree/usr/share/dmverity/blob"
 echo "CONFIG_STRATA_VERITY_MODE=dm-verity"
+"$(dirname "$0")/addons.sh" "$1/addons" "$2"
 echo "CONFIG_STRATA_ROOTFS_OVERLAYS=overlays/rootfs $1/tree"
