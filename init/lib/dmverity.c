@@ -53,24 +53,23 @@ int dmverity_check_tree(int fd, uint64_t data_bytes, const uint8_t root[FSVERITY
 		return -EINVAL;
 	unsigned nl = levels(nd);
 	uint64_t total = dmverity_tree_blocks(nd);
-	if (nl == 0 || total == 0)
-		return 0; /* one data block: the root is its hash, the kernel checks it */
 	if (total > (1u << 20))
 		return -EFBIG;
-	uint8_t *tree = malloc(total * DMVERITY_BLOCK),
+	/* one data block has no tree: the root is that block's hash, checked here */
+	uint64_t from = total ? data_bytes : 0, count = total ? total : 1;
+	uint8_t *tree = malloc(count * DMVERITY_BLOCK),
 		*buf = malloc(DMVERITY_SALT_SIZE + DMVERITY_BLOCK);
 	int r = tree && buf ? 0 : -ENOMEM;
-	for (uint64_t done = 0; r == 0 && done < total * DMVERITY_BLOCK;) {
-		ssize_t n = pread(fd, tree + done, total * DMVERITY_BLOCK - done,
-				  (off_t)(data_bytes + done));
+	for (uint64_t done = 0; r == 0 && done < count * DMVERITY_BLOCK;) {
+		ssize_t n =
+		    pread(fd, tree + done, count * DMVERITY_BLOCK - done, (off_t)(from + done));
 		if (n < 0 && errno == EINTR)
 			continue;
 		r = n < 0 ? -errno : n == 0 ? -ENODATA : 0;
 		done += n > 0 ? (uint64_t)n : 0;
 	}
 	/* top level first: level i starts after the levels above it */
-	uint64_t start[10];
-	uint64_t at = 0;
+	uint64_t start[10] = {0}, at = 0;
 	for (unsigned i = nl; i-- > 0;) {
 		start[i] = at;
 		at += level_blocks(nd, i);
@@ -78,12 +77,12 @@ int dmverity_check_tree(int fd, uint64_t data_bytes, const uint8_t root[FSVERITY
 	bool cpu = sha256_have_cpu_insns();
 	uint8_t h[FSVERITY_DIGEST_SIZE];
 	if (r == 0) {
-		salted(salt, tree + start[nl - 1] * DMVERITY_BLOCK, buf, cpu, h);
+		salted(salt, tree + (nl ? start[nl - 1] : 0) * DMVERITY_BLOCK, buf, cpu, h);
 		if (memcmp(h, root, sizeof(h)) != 0)
 			r = -EBADMSG;
 	}
 	/* each block of level i-1 hashes to its entry in level i */
-	for (unsigned i = nl - 1; r == 0 && i > 0; i--) {
+	for (unsigned i = nl ? nl - 1 : 0; r == 0 && i > 0; i--) {
 		for (uint64_t j = 0; r == 0 && j < level_blocks(nd, i - 1); j++) {
 			salted(salt, tree + (start[i - 1] + j) * DMVERITY_BLOCK, buf, cpu, h);
 			if (memcmp(h, tree + start[i] * DMVERITY_BLOCK + j * FSVERITY_DIGEST_SIZE,

@@ -20,7 +20,8 @@ uint64_t dmverity_tree_blocks(uint64_t data_blocks);
 /*
  * Checks the whole hash tree of fd (data_bytes of data, the tree right
  * after it) against root: every tree block is read and hashed once, about
- * 1/128 of the data; the data blocks are left to the kernel. Returns 0,
+ * 1/128 of the data; the data blocks are left to the kernel (a layer of one
+ * block has no tree: that block is checked). Returns 0,
  * -EBADMSG when the tree does not hash to root (a changed tree or a wrong
  * root), -ENODATA when fd ends early, or another -errno.
  */

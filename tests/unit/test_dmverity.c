@@ -64,7 +64,7 @@ static void flip(const char *path, off_t at)
 static void trees_of_every_shape(void)
 {
 	/* one leaf block, a full one, two levels, and a partly filled second level */
-	static const unsigned sizes[] = {2, 128, 129, 300, 16385};
+	static const unsigned sizes[] = {1, 2, 128, 129, 300, 16385};
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		unsigned n = sizes[i];
 		uint8_t root[32], salt[32];
@@ -74,6 +74,13 @@ static void trees_of_every_shape(void)
 		/* veritysetup's tree is as long as ours */
 		CHECK((uint64_t)st.st_size == ((uint64_t)n + dmverity_tree_blocks(n)) * 4096);
 		CHECK(check(path, n, root, salt) == 0);
+		if (n == 1) {
+			/* no tree: the root hashes the one block, checked here */
+			flip(path, 7);
+			CHECK(check(path, n, root, salt) == -EBADMSG);
+			unlink(path);
+			continue;
+		}
 		/* a changed data block is the kernel's to find: the tree still matches */
 		flip(path, 4096 + 7);
 		CHECK(check(path, n, root, salt) == 0);
