@@ -9,7 +9,7 @@ set -euo pipefail
 : "${STRATA_BIN:?}" "${MKCPIO:?}" "${MKVERITY:?}" "${BUSYBOX:?}" "${SOURCE_DATE_EPOCH:?}"
 : "${OVERLAYS:=}" "${EMERGENCY_SHELL:=y}" "${INITRAMFS_COMP:=xz}" "${ROOTFS:=}" "${ADDONS:=}"
 : "${ROOT_PART:=rootfs}" "${UPPER_FS:?}"
-: "${VERITY:=}" "${VERITY_MODE:=digest}" "${ROOT_IMAGE:=rootfs.squashfs}"
+: "${VERITY:=}" "${VERITY_MODE:=digest}" "${MODULES_XZ:=y}" "${ROOT_IMAGE:=rootfs.squashfs}"
 export SOURCE_DATE_EPOCH
 
 step() { printf '  %-7s %s\n' "$1" "$2"; }
@@ -182,8 +182,8 @@ awk -v mods="$upper_mods" '$0 == "@upper" { gsub(/ /, "\n", mods); print mods; n
 if [ "$VERITY" = y ] && [ "$VERITY_MODE" = dm-verity ]; then
 	echo dm_verity >> "$BUILD/modules.board"
 fi
-"$TOPDIR/tools/mkmodules.sh" "$BUILD/modules.board" "$KERNEL_DIR" "$initramfs/modules.list" \
-	"$initramfs/modules"
+MODULES_XZ=$MODULES_XZ "$TOPDIR/tools/mkmodules.sh" "$BUILD/modules.board" "$KERNEL_DIR" \
+	"$initramfs/modules.list" "$initramfs/modules"
 list="$BUILD/initramfs.list"
 {
 	echo "dir /dev 0755 0 0"

@@ -7,6 +7,8 @@
 # modules in parallel. A board line may order its module after others it
 # needs at run time, not by symbols: "block2mtd after:virtio_blk block2mtd=..."
 # (the named modules must be listed earlier).
+# MODULES_XZ=n stores them decompressed (.ko): the initramfs is compressed as
+# a whole, and the kernel then decompresses nothing at load time.
 # usage: mkmodules.sh BOARD_MODULES KERNEL_DIR OUT_LIST OUT_MODDIR
 set -eu
 list=$1 kdir=$2 out=$3 moddir=$4
@@ -17,7 +19,8 @@ dep="$kdir/lib/modules/$kver/modules.dep"
 mkdir -p "$moddir"
 : > "$out"
 : > "$out.dep"
-awk -v depfile="$dep" -v out="$out" -v moddir="$moddir" -v kmods="$kdir/lib/modules/$kver" '
+awk -v depfile="$dep" -v out="$out" -v moddir="$moddir" -v kmods="$kdir/lib/modules/$kver" \
+	-v plain="$([ "${MODULES_XZ:-y}" = n ] && echo 1)" '
 function norm(s) { gsub(/-/, "_", s); return s }
 function modname(path,   n) { n = path; sub(/.*\//, "", n); sub(/\.ko(\.[a-z]+)?$/, "", n); return norm(n) }
 BEGIN {
@@ -36,7 +39,9 @@ function emit(m, params, after,   d, n, i) {
 	for (i = 1; i <= n; i++) line = line " " modname(d[i])
 	print line after >> (out ".dep")
 	f = file[m]; ext = f; sub(/.*\.ko/, ".ko", ext)
-	if (system("cp \"" kmods "/" f "\" \"" moddir "/" m ext "\"") != 0) exit 1
+	if (plain && ext == ".ko.xz") {
+		if (system("xz -dc \"" kmods "/" f "\" > \"" moddir "/" m ".ko\"") != 0) exit 1
+	} else if (system("cp \"" kmods "/" f "\" \"" moddir "/" m ext "\"") != 0) exit 1
 }
 /^[ \t]*(#|$)/ { next }
 {
