@@ -15,9 +15,12 @@ NAND = "qemu_x86_64_nand"
 EMMC = "qemu_x86_64_emmc"
 DATA = "/run/strata/data"
 BOOT_TIMEOUT = 90  # a PID 1 blocked on the flash never gets there
-# /dev/random returns once the CRNG is ready: reading /dev/urandom while the kernel
-# patches its code for that moment can hit a stale int3 under TCG (an emulator oops)
-RANDOM = "head -c 1 /dev/random > /dev/null && dd if=/dev/urandom"
+# /dev/random returns once the CRNG is ready, and the kernel then flips its
+# crng_is_ready static key from a workqueue: reading /dev/urandom while that code
+# is being patched can hit a stale int3 under TCG (an emulator oops, seen in
+# urandom_read_iter), so the patching gets a second to finish first
+SETTLED = "head -c 1 /dev/random > /dev/null && sleep 1"
+RANDOM = SETTLED + " && dd if=/dev/urandom"
 
 
 def user_base(ctx):
@@ -190,7 +193,7 @@ KINDS = [
 
 
 def plant_everywhere(vm, how, names):
-    vm.sh("head -c 1 /dev/random > /dev/null; cd %s && for n in %s; do rm -rf $n; done && %s "
+    vm.sh(SETTLED + "; cd %s && for n in %s; do rm -rf $n; done && %s "
           "&& sync; cd /" % (DATA, " ".join(names),
                             " && ".join(how % {"p": n} for n in names)))
 
