@@ -195,7 +195,8 @@ def assert_all_verified(ctx, vm):
     # strata layers shows each lower's check, by the lower's name
     layers = json.loads(vm.out("strata layers --json"))["layers"]
     got = [(l["name"], l["state"], l["verity"]) for l in layers if l["role"] == "lower"]
-    assert got == [(name, "verified", {"state": "verified", "expected": d, "measured": d})
+    assert got == [(name, "verified", {"state": "verified", "mode": "digest", "expected": d,
+                                       "measured": d})
                    for name, _, _, _, d, _ in want], got
     assert "verified" in vm.out("strata layers | grep '^lower1 '")
 
