@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -37,12 +36,28 @@ uint64_t dmverity_tree_blocks(uint64_t data_blocks)
 	return total;
 }
 
-static void salted(const uint8_t *salt, const uint8_t *block, uint8_t *buf, bool cpu,
-		   uint8_t out[FSVERITY_DIGEST_SIZE])
+/* One whole block at off into block; -ENODATA when fd ends first. */
+static int read_block(int fd, uint64_t off, uint8_t *block)
 {
-	memcpy(buf, salt, DMVERITY_SALT_SIZE);
-	memcpy(buf + DMVERITY_SALT_SIZE, block, DMVERITY_BLOCK);
-	sha256(buf, DMVERITY_SALT_SIZE + DMVERITY_BLOCK, cpu, out);
+	for (size_t done = 0; done < DMVERITY_BLOCK;) {
+		ssize_t n = pread(fd, block + done, DMVERITY_BLOCK - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ENODATA;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* sha256(salt || the block at off), buf holding the salt in front of the block. */
+static int hash_block(int fd, uint64_t off, uint8_t *buf, bool cpu,
+		      uint8_t out[FSVERITY_DIGEST_SIZE])
+{
+	int r = read_block(fd, off, buf + DMVERITY_SALT_SIZE);
+	if (r == 0)
+		sha256(buf, DMVERITY_SALT_SIZE + DMVERITY_BLOCK, cpu, out);
+	return r;
 }
 
 int dmverity_check_tree(int fd, uint64_t data_bytes, const uint8_t root[FSVERITY_DIGEST_SIZE],
@@ -52,45 +67,35 @@ int dmverity_check_tree(int fd, uint64_t data_bytes, const uint8_t root[FSVERITY
 	if (nd == 0 || data_bytes % DMVERITY_BLOCK)
 		return -EINVAL;
 	unsigned nl = levels(nd);
-	uint64_t total = dmverity_tree_blocks(nd);
-	if (total > (1u << 20))
-		return -EFBIG;
-	/* one data block has no tree: the root is that block's hash, checked here */
-	uint64_t from = total ? data_bytes : 0, count = total ? total : 1;
-	uint8_t *tree = malloc(count * DMVERITY_BLOCK),
-		*buf = malloc(DMVERITY_SALT_SIZE + DMVERITY_BLOCK);
-	int r = tree && buf ? 0 : -ENOMEM;
-	for (uint64_t done = 0; r == 0 && done < count * DMVERITY_BLOCK;) {
-		ssize_t n =
-		    pread(fd, tree + done, count * DMVERITY_BLOCK - done, (off_t)(from + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		r = n < 0 ? -errno : n == 0 ? -ENODATA : 0;
-		done += n > 0 ? (uint64_t)n : 0;
-	}
+	/* two blocks of memory whatever the layer's size: a child and its parent */
+	uint8_t buf[DMVERITY_SALT_SIZE + DMVERITY_BLOCK], parent[DMVERITY_BLOCK];
+	uint8_t h[FSVERITY_DIGEST_SIZE];
+	bool cpu = sha256_have_cpu_insns();
+	memcpy(buf, salt, DMVERITY_SALT_SIZE);
 	/* top level first: level i starts after the levels above it */
 	uint64_t start[10] = {0}, at = 0;
 	for (unsigned i = nl; i-- > 0;) {
-		start[i] = at;
+		start[i] = data_bytes + at * DMVERITY_BLOCK;
 		at += level_blocks(nd, i);
 	}
-	bool cpu = sha256_have_cpu_insns();
-	uint8_t h[FSVERITY_DIGEST_SIZE];
-	if (r == 0) {
-		salted(salt, tree + (nl ? start[nl - 1] : 0) * DMVERITY_BLOCK, buf, cpu, h);
-		if (memcmp(h, root, sizeof(h)) != 0)
-			r = -EBADMSG;
-	}
+	/* the top block hashes to the root; one data block has no tree: that block does */
+	int r = hash_block(fd, nl ? start[nl - 1] : 0, buf, cpu, h);
+	if (r == 0 && memcmp(h, root, sizeof(h)) != 0)
+		r = -EBADMSG;
 	/* each block of level i-1 hashes to its entry in level i */
 	for (unsigned i = nl ? nl - 1 : 0; r == 0 && i > 0; i--) {
+		uint64_t cached = UINT64_MAX;
 		for (uint64_t j = 0; r == 0 && j < level_blocks(nd, i - 1); j++) {
-			salted(salt, tree + (start[i - 1] + j) * DMVERITY_BLOCK, buf, cpu, h);
-			if (memcmp(h, tree + start[i] * DMVERITY_BLOCK + j * FSVERITY_DIGEST_SIZE,
-				   sizeof(h)) != 0)
+			if (j / PER_BLOCK != cached) {
+				cached = j / PER_BLOCK;
+				r = read_block(fd, start[i] + cached * DMVERITY_BLOCK, parent);
+			}
+			if (r == 0)
+				r = hash_block(fd, start[i - 1] + j * DMVERITY_BLOCK, buf, cpu, h);
+			if (r == 0 && memcmp(h, parent + (j % PER_BLOCK) * FSVERITY_DIGEST_SIZE,
+					     sizeof(h)) != 0)
 				r = -EBADMSG;
 		}
 	}
-	free(tree);
-	free(buf);
 	return r;
 }
