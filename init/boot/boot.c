@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,41 +99,83 @@ static void report_bad_module_line(void *arg, unsigned line, int err)
 	log_error_errno(err, "%s: bad entry %u: %m", STRATA_MODULE_LIST, line);
 }
 
-static void load_modules(struct strata_ctx *ctx)
+/*
+ * The modules load on threads of their own while the main thread finds the
+ * lowers and the verity worker measures them: a lower's device is there as
+ * soon as its own modules are (the NOR root after phram and mtdblock), long
+ * before the upper's file system or overlayfs are.
+ */
+static struct {
+	struct modplan plan;
+	pthread_t thread;
+	bool threaded;
+	uint64_t start_ns, end_ns; /* end_ns: 0 while loading */
+} mods;
+
+static void *modules_thread(void *arg)
+{
+	(void)arg;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	modplan_run(&mods.plan, STRATA_MODULE_DIR, cpus > 1 ? (unsigned)cpus : 1);
+	__atomic_store_n(&mods.end_ns, now_boottime_ns(), __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* 0 while the modules are loading, else when they were done */
+static uint64_t modules_done_ns(void)
+{
+	return __atomic_load_n(&mods.end_ns, __ATOMIC_ACQUIRE);
+}
+
+static void modules_start(struct strata_ctx *ctx)
 {
 	static char list[8192], deps[8192];
-	static struct modplan plan;
+	struct modplan *plan = &mods.plan;
+	mods.start_ns = now_boottime_ns();
 	ssize_t n = read_file(STRATA_MODULE_LIST, list, sizeof(list));
-	if (n == -ENOENT)
+	if (n == -ENOENT) {
+		mods.end_ns = now_boottime_ns();
 		return;
+	}
 	if (n < 0)
 		fatal(ctx, "cannot read %s: %s", STRATA_MODULE_LIST, strerror((int)-n));
 	if (read_file(STRATA_MODULE_DEPS, deps, sizeof(deps)) < 0)
 		deps[0] = '\0'; /* without it, modules load one after another */
-	if (modplan_parse(&plan, list, deps[0] ? deps : NULL, report_bad_module_line, NULL) < 0)
+	if (modplan_parse(plan, list, deps[0] ? deps : NULL, report_bad_module_line, NULL) < 0)
 		log_error("%s lists more than %d modules; loading the first %d", STRATA_MODULE_LIST,
 			  MODPLAN_MAX, MODPLAN_MAX);
 	if (!deps[0])
-		for (size_t i = 1; i < plan.n; i++)
-			plan.e[i].deps = (UINT64_C(1) << i) - 1;
-	for (size_t i = 0; i < plan.n; i++)
-		if (cmdline_module_params(ctx->cmdline, plan.e[i].name, plan.e[i].params,
-					  sizeof(plan.e[i].params)) < 0)
+		for (size_t i = 1; i < plan->n; i++)
+			plan->e[i].deps = (UINT64_C(1) << i) - 1;
+	for (size_t i = 0; i < plan->n; i++)
+		if (cmdline_module_params(ctx->cmdline, plan->e[i].name, plan->e[i].params,
+					  sizeof(plan->e[i].params)) < 0)
 			log_warn("parameters for module %s from the command line are too long; "
 				 "some are ignored",
-				 plan.e[i].name);
+				 plan->e[i].name);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	mods.threaded = pthread_create(&mods.thread, &attr, modules_thread, NULL) == 0;
+	pthread_attr_destroy(&attr);
+	if (!mods.threaded)
+		modules_thread(NULL); /* no thread: loaded here, then the rest */
+}
 
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	modplan_run(&plan, STRATA_MODULE_DIR, cpus > 1 ? (unsigned)cpus : 1);
-
-	for (size_t i = 0; i < plan.n; i++) {
-		const struct modplan_entry *e = &plan.e[i];
+static void modules_finish(struct strata_ctx *ctx)
+{
+	if (mods.threaded)
+		pthread_join(mods.thread, NULL);
+	mods.threaded = false;
+	bootrec_phase_add(&ctx->rec, "modules", mods.start_ns, modules_done_ns());
+	for (size_t i = 0; i < mods.plan.n; i++) {
+		const struct modplan_entry *e = &mods.plan.e[i];
 		if (e->state == MOD_FAILED)
 			log_error_errno(e->err, "cannot load module %s%s%s: %m", e->name,
 					e->params[0] ? " " : "", e->params);
 		else if (e->state == MOD_SKIPPED)
 			log_error("module %s not loaded: it needs %s, which failed", e->name,
-				  plan.e[e->err].name);
+				  mods.plan.e[e->err].name);
 		else
 			log_debug("loaded %s %s in %llu us", e->name, e->params,
 				  (unsigned long long)(e->ns / 1000u));
@@ -165,13 +208,22 @@ static void not_found(char *why, size_t len, const char *role, const char *name,
 		 role ? role : "", role ? "= selects another)" : "");
 }
 
-/* Looks name up until it is there or the deadline passes (the flash may still be probing). */
+/*
+ * Looks name up until it is there as a block device, or wait_ms after the
+ * modules were loaded (the flash may still be probing). -ENODEV: named,
+ * but no block device (yet).
+ */
 static int wait_for(int (*lookup)(const char *, char *, size_t), const char *name, char *dev,
-		    size_t len, uint64_t deadline)
+		    size_t len, unsigned wait_ms)
 {
 	for (;;) {
+		struct stat st;
 		int r = lookup(name, dev, len);
-		if (r == 0 || r == -EINVAL || r == -ENAMETOOLONG || now_boottime_ns() >= deadline)
+		if (r == 0 && (stat(dev, &st) < 0 || !S_ISBLK(st.st_mode)))
+			r = -ENODEV;
+		uint64_t done = modules_done_ns();
+		if (r == 0 || r == -EINVAL || r == -ENAMETOOLONG ||
+		    (done && now_boottime_ns() >= done + (uint64_t)wait_ms * 1000000u))
 			return r;
 		sleep_ms(10);
 	}
@@ -181,13 +233,13 @@ static int wait_for(int (*lookup)(const char *, char *, size_t), const char *nam
  * An upper's partition or volume (created in the free space on flash that
  * creates them). Returns 0, or -ENODEV (missing) or another -errno with why.
  */
-static int find_upper(const char *role, const char *name, unsigned percent, uint64_t deadline,
+static int find_upper(const char *role, const char *name, unsigned percent, unsigned wait_ms,
 		      struct data_source *ds, char *why, size_t len)
 {
 	/* where uppers are partitions, a lower's lookup finds them too */
 	int r = flash->creates_upper
 		    ? 0
-		    : wait_for(flash->lower, name, ds->dev, sizeof(ds->dev), deadline);
+		    : wait_for(flash->lower, name, ds->dev, sizeof(ds->dev), wait_ms);
 	if (r == 0) {
 		ds->fstype = flash->fstype;
 		snprintf(ds->name, sizeof(ds->name), "%s", name);
@@ -199,41 +251,51 @@ static int find_upper(const char *role, const char *name, unsigned percent, uint
 }
 
 /*
- * The partitions phase: the root (fatal when missing), the add-ons (optional
- * ones may be missing), then the data upper and the user upper. Returns 0,
- * or -errno with why: the upper phase decides what a missing upper means.
+ * The partitions phase, while the modules load: the root (fatal when missing
+ * rootwait ms after the modules are loaded), then the add-ons (there once the
+ * modules are; optional ones may be missing).
  */
-static int find_partitions(struct strata_ctx *ctx, struct data_source *data,
-			   struct data_source *user, char *why, size_t len)
+static void find_lowers(struct strata_ctx *ctx)
 {
-	uint64_t deadline = now_boottime_ns() + (uint64_t)ctx->opts.rootwait_ms * 1000000u;
+	char why[256];
 	struct lower_layer *base = &ctx->lowers[ctx->n_lowers - 1];
-	int r = wait_for(flash->lower, base->name, base->dev, sizeof(base->dev), deadline);
+	int r =
+	    wait_for(flash->lower, base->name, base->dev, sizeof(base->dev), ctx->opts.rootwait_ms);
 	if (r == -EINVAL)
 		fatal(ctx,
 		      "the flash's partition table is malformed; cannot look up partition '%s'",
 		      base->name);
 	if (r < 0) {
 		/* -ENODEV: there, but no block device (ubiblock) appeared */
-		not_found(why, len, "root", base->name, r, ctx->opts.rootwait_ms);
+		not_found(why, sizeof(why), "root", base->name, r, ctx->opts.rootwait_ms);
 		fatal(ctx, "%s", why);
 	}
 	for (size_t i = 0; i + 1 < ctx->n_lowers; i++) {
 		struct lower_layer *l = &ctx->lowers[i];
-		if ((r = flash->lower(l->name, l->dev, sizeof(l->dev))) == 0)
+		if ((r = wait_for(flash->lower, l->name, l->dev, sizeof(l->dev), 0)) == 0)
 			continue;
 		l->dev[0] = '\0';
-		not_found(why, len, NULL, l->name, r, 0);
+		not_found(why, sizeof(why), NULL, l->name, r, 0);
 		if (!l->optional)
 			fatal(ctx, "%s", why);
 		log_warn("optional %s; booting without it", why);
 	}
+}
+
+/*
+ * The data upper and the user upper, once the modules are loaded. Returns 0,
+ * or -errno with why: the upper phase decides what a missing upper means.
+ */
+static int find_uppers(struct strata_ctx *ctx, struct data_source *data, struct data_source *user,
+		       char *why, size_t len)
+{
+	unsigned wait_ms = ctx->opts.rootwait_ms;
 	why[0] = '\0';
 	/* with a separate user volume the free space is shared out */
 	unsigned percent = ctx->user_separate ? 100 - CONFIG_STRATA_USER_PART_PERCENT : 100;
-	r = find_upper("data", ctx->opts.data_part, percent, deadline, data, why, len);
+	int r = find_upper("data", ctx->opts.data_part, percent, wait_ms, data, why, len);
 	if (r == 0 && ctx->user_separate)
-		r = find_upper("user", ctx->opts.user_part, 100, deadline, user, why, len);
+		r = find_upper("user", ctx->opts.user_part, 100, wait_ms, user, why, len);
 	return r;
 }
 
@@ -322,9 +384,17 @@ void boot_main(struct strata_ctx *ctx)
 	parse_cmdline(ctx);
 	phase_end(ctx);
 
-	phase_begin(ctx, "modules");
-	load_modules(ctx);
+	modules_start(ctx);
+	ctx->user_separate = ctx->opts.user_part[0] != '\0';
+	phase_begin(ctx, "partitions");
+	plan_lowers(ctx);
+	find_lowers(ctx);
 	phase_end(ctx);
+	/* every lower is measured before anything of it is mounted: here, beside the modules */
+	if (CONFIG_STRATA_VERITY)
+		verity_start(ctx);
+	modules_finish(ctx);
+
 	ctx->button_request = button_at_boot(ctx); /* a phase of its own only when held */
 	if (ctx->button_request == REQ_RESET_USER && ctx->opts.stack_levels == 1) {
 		log_error("reset button: no user overlay for a user reset (strata.stack=system); "
@@ -334,31 +404,9 @@ void boot_main(struct strata_ctx *ctx)
 	ctx->rec.stack_levels = ctx->opts.stack_levels;
 	ctx->rec.stack_collapsed = ctx->opts.stack_collapsed;
 
-	phase_begin(ctx, "partitions");
-	ctx->user_separate = ctx->opts.user_part[0] != '\0';
-	plan_lowers(ctx);
-	int r = find_partitions(ctx, &data, &user, reason, sizeof(reason));
-	phase_end(ctx);
-
-	if (CONFIG_STRATA_VERITY) {
-		/* every lower is measured before anything of it is mounted */
-		phase_begin(ctx, "verity");
-		verity_load_manifest(ctx);
-		for (size_t i = 0; i < ctx->n_lowers; i++) {
-			struct lower_layer *l = &ctx->lowers[i];
-			if (!l->dev[0]) {
-				/* an optional add-on this device lacks (already said so) */
-				verity_claim(ctx, l->name);
-				continue;
-			}
-			/* a refused optional add-on is left out; any other refusal is fatal */
-			if (verity_check_layer(ctx, l->name, l->dev, sizeof(l->dev), l->optional) <
-			    0)
-				l->dev[0] = '\0';
-		}
-		verity_check_unlisted(ctx);
-		phase_end(ctx);
-	}
+	/* the verdicts (and dm-verity's devices, which need dm-mod) before any lower is mounted */
+	if (CONFIG_STRATA_VERITY)
+		verity_finish(ctx);
 
 	phase_begin(ctx, "lower");
 	mount_lowers(ctx);
@@ -372,6 +420,7 @@ void boot_main(struct strata_ctx *ctx)
 	 */
 	ctx->reserve_bytes =
 	    data.erasesize ? (2u * data.erasesize + data.size / 100 + 4095) & ~4095ull : 65536u;
+	int r = find_uppers(ctx, &data, &user, reason, sizeof(reason));
 	outcome_load(ctx);
 	mkdir_p(STRATA_DATA_DIR, 0755);
 	if (r == 0 &&

@@ -68,27 +68,32 @@ void outcome_store(struct strata_ctx *ctx);
 /* Reads STRATA_MANIFEST into ctx->manifest; a missing or malformed manifest is fatal. */
 void verity_load_manifest(struct strata_ctx *ctx);
 /*
- * Computes the fs-verity digest of the manifest's length of dev (on every
- * CPU) and compares it with the manifest's entry for name; records the result
- * in boot.json. 0: verified. A layer that is not listed, cannot be read or
- * does not match is refused with one message naming the layer and both
- * digests: when droppable (an add-on) and the manifest marks it optional,
- * -errno is returned and the caller boots without it; otherwise the boot
- * record is written and the fatal policy applies (no return).
+ * Starts measuring every lower found (ctx->lowers) on a worker thread: the
+ * fs-verity digest of the manifest's length of the device (on every CPU),
+ * or in dm-verity mode its hash tree. Only reads.
  */
-int verity_check_layer(struct strata_ctx *ctx, const char *name, char *dev, size_t devlen,
-		       bool droppable);
+void verity_start(struct strata_ctx *ctx);
 /*
- * dmverity.c: checks dev's hash tree against the manifest's root hash and
- * serves dev through a dm-verity device, whose path goes to out. On failure,
- * *error says what failed ("hash tree does not match the root hash", ...).
+ * Waits for the worker and gives each lower its verdict, recorded in
+ * boot.json: verified (a dm-verity layer's dev becomes its /dev/dm-N), or
+ * refused with one message naming the layer and why (both digests). A
+ * refused add-on that the lowers file and the manifest mark optional is left
+ * out (dev emptied); any other refusal writes the boot record and applies
+ * the fatal policy. A manifest entry no layer of this board claimed: fatal
+ * unless it is optional.
  */
-int dmverity_open(const char *name, const char *dev, const struct manifest_layer *m, char *out,
-		  size_t outlen, const char **error);
+void verity_finish(struct strata_ctx *ctx);
+/*
+ * dmverity.c: dmverity_check() checks dev's hash tree against the manifest's
+ * root hash (reads only); dmverity_map() then serves dev through a
+ * dm-verity device, whose path goes to out. On failure, *error says what
+ * failed ("hash tree does not match the root hash", ...).
+ */
+int dmverity_check(const char *dev, const struct manifest_layer *m, const char **error);
+int dmverity_map(const char *name, const char *dev, const struct manifest_layer *m, char *out,
+		 size_t outlen, const char **error);
 /* Marks the manifest's entry for name (if any) as a layer of this board, and returns it. */
 const struct manifest_layer *verity_claim(struct strata_ctx *ctx, const char *name);
-/* A manifest entry no layer of this board claimed: fatal unless it is optional. */
-void verity_check_unlisted(struct strata_ctx *ctx);
 
 /* switchroot.c */
 /* 0 when '/' is ramfs or tmpfs (the initramfs), -EINVAL when not, -errno; *fstype: its type. */

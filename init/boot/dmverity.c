@@ -54,14 +54,8 @@ static const char *error_option(void)
 	return "";
 }
 
-int dmverity_open(const char *name, const char *dev, const struct manifest_layer *m, char *out,
-		  size_t outlen, const char **error)
+int dmverity_check(const char *dev, const struct manifest_layer *m, const char **error)
 {
-	static union {
-		struct dm_ioctl io;
-		char buf[sizeof(struct dm_ioctl) + sizeof(struct dm_target_spec) + 512];
-	} u;
-	char root[FSVERITY_HEX_SIZE], salt[FSVERITY_HEX_SIZE], dmname[80];
 	struct stat st = {0};
 	int fd = open(dev, O_RDONLY | O_CLOEXEC), r = 0;
 	if (fd < 0 || fstat(fd, &st) < 0)
@@ -74,24 +68,41 @@ int dmverity_open(const char *name, const char *dev, const struct manifest_layer
 	}
 	/* a tree that does not hash to the pinned root: a changed tree, or the wrong root */
 	r = dmverity_check_tree(fd, m->bytes, m->digest, m->salt);
-	if (r < 0) {
+	if (r < 0)
 		*error = r == -EBADMSG	 ? "hash tree does not match the root hash"
 			 : r == -ENODATA ? "shorter than the manifest says"
 					 : "hash tree cannot be read";
-		goto out;
-	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+int dmverity_map(const char *name, const char *dev, const struct manifest_layer *m, char *out,
+		 size_t outlen, const char **error)
+{
+	static union {
+		struct dm_ioctl io;
+		char buf[sizeof(struct dm_ioctl) + sizeof(struct dm_target_spec) + 512];
+	} u;
+	char root[FSVERITY_HEX_SIZE], salt[FSVERITY_HEX_SIZE], dmname[80];
+	struct stat st;
+	int r;
 	*error = "device-mapper setup failed";
+	/* the device the tree was checked on: a block device, by the same path */
+	if (stat(dev, &st) < 0)
+		return -errno;
+	if (!S_ISBLK(st.st_mode))
+		return -ENOTBLK;
 	int ctl = dm_control();
-	if (ctl < 0) {
-		r = ctl;
-		goto out;
-	}
+	if (ctl < 0)
+		return ctl;
 	snprintf(dmname, sizeof(dmname), "strata-%s", name);
 	dm_init(&u.io, sizeof(struct dm_ioctl), dmname);
 	if (ioctl(ctl, DM_DEV_CREATE, &u.io) < 0) {
 		r = -errno;
 		close(ctl);
-		goto out;
+		return r;
 	}
 	dev_t dm = (dev_t)u.io.dev;
 	uint64_t blocks = m->bytes / DMVERITY_BLOCK;
@@ -121,18 +132,13 @@ int dmverity_open(const char *name, const char *dev, const struct manifest_layer
 		dm_init(&u.io, sizeof(struct dm_ioctl), dmname);
 		ioctl(ctl, DM_DEV_REMOVE, &u.io);
 		close(ctl);
-		goto out;
+		return r;
 	}
 	close(ctl);
-	if (xsnprintf(out, outlen, "/dev/dm-%u", minor(dm)) < 0) {
-		r = -ENAMETOOLONG;
-		goto out;
-	}
+	if (xsnprintf(out, outlen, "/dev/dm-%u", minor(dm)) < 0)
+		return -ENAMETOOLONG;
 	if (mknod(out, S_IFBLK | 0400, dm) < 0 && errno != EEXIST)
 		r = -errno;
 	log_debug("dm-verity '%s' on %s: %s", name, out, params);
-out:
-	if (fd >= 0)
-		close(fd);
 	return r;
 }

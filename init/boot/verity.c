@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,15 +35,76 @@ const struct manifest_layer *verity_claim(struct strata_ctx *ctx, const char *na
 	return m;
 }
 
-int verity_check_layer(struct strata_ctx *ctx, const char *name, char *dev, size_t devlen,
-		       bool droppable)
-{
-	const struct manifest_layer *m = verity_claim(ctx, name);
-	struct bootrec_verity scratch, *v = bootrec_add_verity(&ctx->rec);
-	uint8_t got[FSVERITY_DIGEST_SIZE];
-	char why[400];
-	uint64_t t0 = now_boottime_ns();
+/* What the worker found for one lower; the main thread gives the verdict. */
+struct measurement {
 	int r;
+	const char *error; /* dm-verity: what failed */
+	uint8_t got[FSVERITY_DIGEST_SIZE];
+	uint64_t ns;
+};
+
+static struct {
+	struct measurement m[LOWERS_MAX];
+	pthread_t thread;
+	bool threaded;
+	uint64_t start_ns, end_ns;
+} work;
+
+/*
+ * Reads and hashes what the layer's manifest entry covers: the whole image
+ * (digest mode) or its hash tree (dm-verity). Only reads: nothing here
+ * mounts, maps or decides.
+ */
+static void measure(const struct manifest_layer *m, const char *dev, struct measurement *out)
+{
+	uint64_t t0 = now_boottime_ns();
+	bool kernel;
+	out->error = "";
+	out->r = m->dmverity ? dmverity_check(dev, m, &out->error)
+			     : layer_measure(dev, m->bytes, out->got, &kernel);
+	out->ns = now_boottime_ns() - t0;
+}
+
+static void *measure_lowers(void *arg)
+{
+	struct strata_ctx *ctx = arg;
+	for (size_t i = 0; i < ctx->n_lowers; i++) {
+		const struct lower_layer *l = &ctx->lowers[i];
+		const struct manifest_layer *m = manifest_find(&ctx->manifest, l->name);
+		if (l->dev[0] && m)
+			measure(m, l->dev, &work.m[i]);
+	}
+	work.end_ns = now_boottime_ns();
+	return NULL;
+}
+
+void verity_start(struct strata_ctx *ctx)
+{
+	verity_load_manifest(ctx);
+	work.start_ns = now_boottime_ns();
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 128 * 1024);
+	work.threaded = pthread_create(&work.thread, &attr, measure_lowers, ctx) == 0;
+	pthread_attr_destroy(&attr);
+	if (!work.threaded)
+		measure_lowers(ctx);
+}
+
+/*
+ * The verdict on lower i from its measurement: 0, or (an optional add-on
+ * that may be dropped) -errno; any other refusal is fatal. Recorded in
+ * boot.json either way.
+ */
+static int verdict(struct strata_ctx *ctx, size_t i)
+{
+	struct lower_layer *l = &ctx->lowers[i];
+	const char *name = l->name, *dev = l->dev;
+	const struct manifest_layer *m = verity_claim(ctx, name);
+	const struct measurement *ms = &work.m[i];
+	struct bootrec_verity scratch, *v = bootrec_add_verity(&ctx->rec);
+	char why[400], mapped[48];
+	int r = ms->r;
 
 	if (!v)
 		v = &scratch; /* the record is full; the check itself still happens */
@@ -59,12 +121,15 @@ int verity_check_layer(struct strata_ctx *ctx, const char *name, char *dev, size
 	v->bytes = m->bytes;
 	v->optional = m->optional;
 	v->mode = m->dmverity ? "dm-verity" : "digest";
+	v->ns = ms->ns;
 	fsverity_to_hex(m->digest, v->expected);
 	if (m->dmverity) {
-		char mapped[48];
-		const char *error = "";
-		r = dmverity_open(name, dev, m, mapped, sizeof(mapped), &error);
-		v->ns = now_boottime_ns() - t0;
+		const char *error = ms->error;
+		uint64_t t0 = now_boottime_ns();
+		/* the tree hashes to the root: the kernel checks each block against it */
+		if (r == 0)
+			r = dmverity_map(name, dev, m, mapped, sizeof(mapped), &error);
+		v->ns += now_boottime_ns() - t0;
 		if (r < 0) {
 			v->error = error;
 			snprintf(why, sizeof(why),
@@ -73,19 +138,14 @@ int verity_check_layer(struct strata_ctx *ctx, const char *name, char *dev, size
 				 r == -EBADMSG ? "" : strerror(-r));
 			goto refused;
 		}
-		/* the tree hashes to the root: what the kernel will check each block against */
 		memcpy(v->measured, v->expected, sizeof(v->measured));
 		v->state = "verified";
 		log_info("layer '%s' served through dm-verity on %s: hash tree matches root %s "
 			 "(%llu bytes, %llu ms)",
 			 name, mapped, v->expected, (unsigned long long)m->bytes,
 			 (unsigned long long)(v->ns / 1000000));
-		return xsnprintf(dev, devlen, "%s", mapped) < 0 ? -ENAMETOOLONG : 0;
+		return xsnprintf(l->dev, sizeof(l->dev), "%s", mapped) < 0 ? -ENAMETOOLONG : 0;
 	}
-	/* an image file on ext4/f2fs with fs-verity: the kernel's digest, O(1) */
-	bool kernel;
-	r = layer_measure(dev, m->bytes, got, &kernel);
-	v->ns = now_boottime_ns() - t0;
 	if (r < 0) {
 		v->error = r == -ENODATA ? "shorter than the manifest says" : "cannot be read";
 		snprintf(why, sizeof(why), "layer '%s' (%s) cannot be measured: %s", name, dev,
@@ -93,8 +153,8 @@ int verity_check_layer(struct strata_ctx *ctx, const char *name, char *dev, size
 				       : strerror(-r));
 		goto refused;
 	}
-	fsverity_to_hex(got, v->measured);
-	if (memcmp(got, m->digest, sizeof(got)) != 0) {
+	fsverity_to_hex(ms->got, v->measured);
+	if (memcmp(ms->got, m->digest, sizeof(ms->got)) != 0) {
 		v->error = "digest mismatch";
 		snprintf(why, sizeof(why),
 			 "layer '%s' (%s) refused: fs-verity digest %s, the manifest expects %s",
@@ -108,7 +168,7 @@ int verity_check_layer(struct strata_ctx *ctx, const char *name, char *dev, size
 	return 0;
 
 refused:
-	if (droppable && m && m->optional) {
+	if (l->optional && m && m->optional) {
 		log_error("%s; it is optional: booting without it", why);
 		return r;
 	}
@@ -117,7 +177,7 @@ refused:
 	fatal(ctx, "%s", why);
 }
 
-void verity_check_unlisted(struct strata_ctx *ctx)
+static void check_unlisted(struct strata_ctx *ctx)
 {
 	for (size_t i = 0; i < ctx->manifest.n; i++) {
 		const struct manifest_layer *m = &ctx->manifest.layers[i];
@@ -134,4 +194,24 @@ void verity_check_unlisted(struct strata_ctx *ctx)
 		fatal(ctx, "the manifest %s lists layer '%s', which this board does not have",
 		      STRATA_MANIFEST, m->name);
 	}
+}
+
+void verity_finish(struct strata_ctx *ctx)
+{
+	if (work.threaded)
+		pthread_join(work.thread, NULL);
+	work.threaded = false;
+	for (size_t i = 0; i < ctx->n_lowers; i++) {
+		struct lower_layer *l = &ctx->lowers[i];
+		if (!l->dev[0]) {
+			/* an optional add-on this device lacks (already said so) */
+			verity_claim(ctx, l->name);
+			continue;
+		}
+		/* a refused optional add-on is left out; any other refusal is fatal */
+		if (verdict(ctx, i) < 0)
+			l->dev[0] = '\0';
+	}
+	check_unlisted(ctx);
+	bootrec_phase_add(&ctx->rec, "verity", work.start_ns, now_boottime_ns());
 }

@@ -23,6 +23,17 @@ void bootrec_phase_end(struct bootrec *rec, uint64_t now_ns)
 		rec->phases[rec->n_phases - 1].end_ns = now_ns;
 }
 
+void bootrec_phase_add(struct bootrec *rec, const char *name, uint64_t start_ns, uint64_t end_ns)
+{
+	if (rec->n_phases >= BOOTREC_MAX_PHASES)
+		return;
+	size_t i = rec->n_phases;
+	for (; i > 0 && rec->phases[i - 1].start_ns > start_ns; i--)
+		rec->phases[i] = rec->phases[i - 1];
+	rec->phases[i] = (struct bootrec_phase){name, start_ns, end_ns};
+	rec->n_phases++;
+}
+
 void bootrec_add_layer(struct bootrec *rec, const char *role, const char *source,
 		       const char *fstype, const char *mountpoint, const char *state)
 {

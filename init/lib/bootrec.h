@@ -76,6 +76,11 @@ struct bootrec {
 
 void bootrec_phase_begin(struct bootrec *rec, const char *name, uint64_t now_ns);
 void bootrec_phase_end(struct bootrec *rec, uint64_t now_ns);
+/*
+ * A phase that ran beside others (on another thread), placed by its start:
+ * call it while no phase is open.
+ */
+void bootrec_phase_add(struct bootrec *rec, const char *name, uint64_t start_ns, uint64_t end_ns);
 /* Adds a layer; strings that do not fit are cut (the record is informational). */
 void bootrec_add_layer(struct bootrec *rec, const char *role, const char *source,
 		       const char *fstype, const char *mountpoint, const char *state);

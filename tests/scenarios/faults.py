@@ -200,7 +200,7 @@ def fault_full_upper_still_boots(ctx):
 
 
 def initramfs_without(dev, module):
-    """Rewrites this machine's initramfs without lib/modules/MODULE.ko.xz."""
+    """Rewrites this machine's initramfs without lib/modules/MODULE.ko(.xz)."""
     path = dev.path("initramfs.cpio.xz")
     data = lzma.decompress(open(path, "rb").read())
     out, pos, dropped = bytearray(), 0, False
@@ -210,7 +210,7 @@ def initramfs_without(dev, module):
         name = data[pos + 110:pos + 110 + namesize - 1].decode()
         end = (pos + 110 + namesize + 3) & ~3
         end = (end + filesize + 3) & ~3
-        if name == "lib/modules/%s.ko.xz" % module:
+        if name in ("lib/modules/%s.ko.xz" % module, "lib/modules/%s.ko" % module):
             dropped = True
         else:
             out += data[pos:end]

@@ -53,10 +53,17 @@ def boot_record_has_phases(ctx):
     names = [p["name"] for p in rec["phases"]]
     assert names == ["api-mounts", "cmdline", "modules", "partitions", "verity", "lower", "upper",
                      "overlay", "switch-root"], names
+    # in order of their start; the lowers are found and measured while the modules load
+    ph = {p["name"]: p for p in rec["phases"]}
     prev = rec["init_start_ns"]
     for p in rec["phases"]:
         assert prev <= p["start_ns"] <= p["end_ns"] <= rec["exec_ns"], p
-        prev = p["end_ns"]
+        prev = p["start_ns"]
+    assert ph["partitions"]["start_ns"] < ph["modules"]["end_ns"], ph
+    # nothing of a lower is mounted before its verdict, no upper before the modules are in
+    assert ph["verity"]["end_ns"] <= ph["lower"]["start_ns"], ph
+    assert ph["modules"]["end_ns"] <= ph["lower"]["start_ns"] <= ph["upper"]["start_ns"], ph
+    assert ph["upper"]["end_ns"] <= ph["overlay"]["start_ns"], ph
     assert rec["mode"] == "normal" and rec["degraded_reason"] == "", rec
     assert rec["init"] == "/sbin/init"
     wall = rec["exec_ns"] - rec["init_start_ns"]

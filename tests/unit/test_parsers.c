@@ -88,6 +88,31 @@ static void ovl_options_escape_and_check(void)
 	CHECK(ovl_build_options(&none, buf, sizeof(buf)) == -EINVAL);
 }
 
+/* phases measured on other threads go in by their start, whenever they are added */
+static void bootrec_orders_phases(void)
+{
+	static struct bootrec rec;
+	bootrec_phase_begin(&rec, "cmdline", 10);
+	bootrec_phase_end(&rec, 20);
+	bootrec_phase_begin(&rec, "partitions", 40);
+	bootrec_phase_end(&rec, 50);
+	bootrec_phase_add(&rec, "modules", 30, 90);
+	bootrec_phase_add(&rec, "verity", 60, 95);
+	bootrec_phase_begin(&rec, "lower", 100);
+	bootrec_phase_end(&rec, 110);
+	bootrec_phase_add(&rec, "first", 0, 5);
+	CHECK(rec.n_phases == 6);
+	const char *want[] = {"first", "cmdline", "modules", "partitions", "verity", "lower"};
+	for (size_t i = 0; i < rec.n_phases; i++)
+		CHECK_STR(rec.phases[i].name, want[i]);
+	CHECK(rec.phases[2].start_ns == 30 && rec.phases[2].end_ns == 90);
+	CHECK(rec.phases[5].end_ns == 110);
+	for (size_t i = rec.n_phases; i < BOOTREC_MAX_PHASES; i++)
+		bootrec_phase_add(&rec, "more", 200 + i, 300);
+	bootrec_phase_add(&rec, "full", 1, 2); /* no room: left out */
+	CHECK(rec.n_phases == BOOTREC_MAX_PHASES && strcmp(rec.phases[1].name, "full") != 0);
+}
+
 static void bootrec_round_trips(void)
 {
 	static struct bootrec rec;
@@ -414,6 +439,7 @@ int main(void)
 	RUN(mtd_lists_names);
 	RUN(modlist_parses_lines);
 	RUN(ovl_options_escape_and_check);
+	RUN(bootrec_orders_phases);
 	RUN(bootrec_round_trips);
 	RUN(json_rejects_bad_text);
 	RUN(json_reads_nested_record_fields);
