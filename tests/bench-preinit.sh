@@ -14,6 +14,11 @@ while read -r mod params; do
 	# as the initramfs stores it: plain (the reference) or .ko.xz
 	ko=/lib/modules/$mod.ko
 	[ -e "$ko" ] || ko=$ko.xz
+	# and what the kernel command line gives it ("phram.phram=..."), as modprobe does
+	# shellcheck disable=SC2013 # the command line is words
+	for arg in $(cat /proc/cmdline); do
+		case "$arg" in "$mod".*) params="$params ${arg#"$mod".}" ;; esac
+	done
 	# shellcheck disable=SC2086 # the parameters are words
 	insmod "$ko" $params
 done < /etc/strata/modules

@@ -4,7 +4,9 @@
 # their memory-mapped regions sit. Called by a board's flash.sh with
 # ROOTFS_IMG, ADDON_IMGS ("NAME=IMAGE ...") and IMAGES from tools/mkimages.sh
 # and ADDONS_BASE (the physical address of the add-on region) from the board.
-# The rootfs partition is the first region; add-on layers are partitions of
+# The rootfs partition is the first region (32 MiB; with ROOTFS_GROWS=y from
+# a board whose qemu.sh reads its size, as large as a larger root, rounded
+# up to a MiB, when there are no add-ons); add-on layers are partitions of
 # the second (16 MiB), which the board's qemu.sh declares to phram.
 set -eu
 : "${ADDONS_BASE:?}"
@@ -13,8 +15,10 @@ DATA_SIZE=8388608       # rootfs_data: 64 erase blocks of 128 KiB
 LOG_SIZE=262144         # strata_log: 2 erase blocks
 
 size=$(stat -c %s "$ROOTFS_IMG")
-if [ "$size" -gt "$ROOTFS_SIZE" ]; then
-	echo "nor-flash.sh: root squashfs ($size bytes) does not fit the $ROOTFS_SIZE-byte rootfs partition" >&2
+if [ "$size" -gt "$ROOTFS_SIZE" ] && [ "${ROOTFS_GROWS:-}" = y ] && [ -z "${ADDON_IMGS:-}" ]; then
+	ROOTFS_SIZE=$(((size + 1048575) / 1048576 * 1048576))
+elif [ "$size" -gt "$ROOTFS_SIZE" ]; then
+	echo "nor-flash.sh: root squashfs ($size bytes) does not fit the $ROOTFS_SIZE-byte rootfs partition${ADDON_IMGS:+ (a larger root leaves no room for add-ons)}" >&2
 	exit 1
 fi
 # erased NOR reads 0xff

@@ -1,12 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # QEMU line of qemu_x86_64_nor, sourced by start-qemu.sh with $here set to
-# the images directory. The NOR image sits in RAM reserved by memmap=.
-board_qemu=(qemu-system-x86_64 -M pc -smp 2 -m 256 -nographic -no-user-config -nic none
+# the images directory. The NOR image sits in RAM reserved by memmap= at
+# 192 MiB, as large as flash-rootfs.bin (32 MiB, or a larger root's size
+# without add-ons: flash.sh), declared to phram here.
+root_bytes=$(stat -L -c %s "$here/flash-rootfs.bin")
+mem=$(((0xc000000 + root_bytes) / 1048576 + 32))
+[ "$mem" -ge 256 ] || mem=256
+board_qemu=(qemu-system-x86_64 -M pc -smp 2 -m "$mem" -nographic -no-user-config -nic none
 	-kernel "$here/kernel" -initrd "$initramfs"
 	-device "loader,file=$here/flash-rootfs.bin,addr=0xc000000,force-raw=on"
 	-drive "file=$here/flash-data.bin,if=virtio,format=raw"
 	-drive "file=$here/flash-log.bin,if=virtio,format=raw")
-board_cmdline='console=ttyS0 quiet panic=-1 memmap=32M$0xc000000'
+board_cmdline="console=ttyS0 quiet panic=-1 memmap=$((root_bytes / 1048576))M\$0xc000000"
+board_cmdline+=" phram.phram=rootfs,201326592,$root_bytes,131072"
 # add-on layers: a second NOR region, one phram partition each
 if [ -f "$here/flash-addons.phram" ]; then
 	board_qemu+=(-device "loader,file=$here/flash-addons.bin,addr=0xe000000,force-raw=on")

@@ -3,6 +3,7 @@
 beside a plain busybox-shell preinit doing the same job in the same run."""
 import argparse
 import concurrent.futures
+import hashlib
 import json
 import os
 import re
@@ -66,8 +67,9 @@ def shell_images(build, images, out, plain=False):
             sys.exit("bench: mkcpio failed")
 
 
-def boot_once(kind, images, work):
-    """Measures a device's second boot: what it does every day, not first-boot formatting."""
+def boot_once(kind, images, work, keep=False):
+    """Measures a device's second boot: what it does every day, not first-boot formatting.
+    keep: the running machine comes back as "vm" (the caller kills it)."""
     dev = Machine(images, work)
     dev.boot(timeout=180).poweroff()
     vm = dev.boot(timeout=180)
@@ -75,18 +77,21 @@ def boot_once(kind, images, work):
         dmesg = vm.out("dmesg")
         if kind == "strata":
             rec = json.loads(vm.out("cat /run/strata/boot.json"))
-            return {"ms": (rec["exec_ns"] - rec["init_start_ns"]) / 1e6,
+            r = {"ms": (rec["exec_ns"] - rec["init_start_ns"]) / 1e6,
                     "kmsg_ms": kmsg_interval(dmesg, "strata: starting", "strata: exec"),
                     "cpu_ms": rec["cpu_ns"] / 1e6, "user_ms": rec["cpu_user_ns"] / 1e6,
                     "sys_ms": rec["cpu_sys_ns"] / 1e6, "rss_kb": rec["maxrss_kb"],
-                    "verity_ms": sum(p["end_ns"] - p["start_ns"] for p in rec["phases"]
-                                     if p["name"] == "verity") / 1e6,
+                    "verity_ms": sum(v["ns"] for v in rec.get("verity", [])) / 1e6,
                     "verity_bytes": sum(v["bytes"] for v in rec.get("verity", [])),
                     "phases": {p["name"]: (p["end_ns"] - p["start_ns"]) / 1e6
                                for p in rec["phases"]}}
+            if keep:
+                r["vm"], vm = vm, None
+            return r
         return {"kmsg_ms": kmsg_interval(dmesg, "preinit: start", "preinit: exec")}
     finally:
-        vm.kill()
+        if vm:
+            vm.kill()
 
 
 def reset_boot(images, work, fill_mib, flash_mib):
@@ -199,6 +204,98 @@ def stack_bench(args, images):
     return rows, runs
 
 
+def build(o, board, config=()):
+    """make BOARD_defconfig plus CONFIG lines, then make all, in O=o: o/images"""
+    subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, board + "_defconfig"])
+    if config:
+        with open(os.path.join(o, ".config"), "a") as f:
+            f.write("".join(line + "\n" for line in config))
+        subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, "olddefconfig"],
+                              stdout=subprocess.DEVNULL)
+    subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, "all"], stdout=subprocess.DEVNULL)
+    return os.path.join(o, "images")
+
+
+def blob_tree(d, mib):
+    """d/usr/share/bench/blob: mib MiB of SHA-256 output, which squashfs stores as it is"""
+    path = os.path.join(d, "usr", "share", "bench", "blob")
+    if not os.path.exists(path) or os.path.getsize(path) != mib << 20:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            for i in range(mib << 15):
+                f.write(hashlib.sha256(b"strata-bench-%d" % i).digest())
+    return d
+
+
+# the whole root's blob read once, caches dropped first (10 ms ticks of /proc/uptime)
+READ_BLOB = ("sync; echo 3 > /proc/sys/vm/drop_caches; t0=%s; cat /usr/share/bench/blob "
+             ">/dev/null; t1=%s; echo $(( (t1 - t0) * 10 ))" % (_NOW, _NOW))
+
+
+def size_once(images, work, read):
+    r = boot_once("strata", images, work, keep=read)
+    if read:
+        vm = r.pop("vm")
+        try:
+            r["read_ms"] = int(vm.out(READ_BLOB, timeout=600))
+        finally:
+            vm.kill()
+    return r
+
+
+def size_bench(args, board):
+    """Assembly with 1, 16 and 64 MiB root layers: digest mode, dm-verity mode and the
+    shell preinit reference (modules plain everywhere), same run; and reading the 64 MiB
+    root once in each mode."""
+    res, images = {}, {}
+    for mib in SIZES:
+        tree = blob_tree(os.path.join(args.out, "blob-%d" % mib, "tree"), mib)
+        for mode in ("digest", "dm-verity"):
+            o = os.path.join(args.out, "%s-%dmib-%s" % (board, mib, mode))
+            images[(mib, mode)] = build(o, board, [
+                "CONFIG_STRATA_MODULES_XZ=n", 'CONFIG_STRATA_VERITY_MODE="%s"' % mode,
+                'CONFIG_STRATA_ROOTFS_OVERLAYS="overlays/rootfs %s"' % tree])
+        o = os.path.join(args.out, "%s-%dmib-digest" % (board, mib))
+        images[(mib, "shell")] = os.path.join(o, "images-shell-ko")
+        shell_images(os.path.join(o, "build"), images[(mib, "digest")], images[(mib, "shell")],
+                     plain=True)
+    for i in range(args.size_boots):
+        for (mib, mode), imgs in images.items():
+            work = os.path.join(args.out, "size-work", "%d-%s-%d" % (mib, mode, i))
+            shutil.rmtree(work, ignore_errors=True)
+            if mode == "shell":
+                r = boot_once("shell", imgs, work)
+            else:
+                r = size_once(imgs, work, read=mib == SIZES[-1])
+            res.setdefault("%d-%s" % (mib, mode), []).append(r)
+    med = lambda key, k: statistics.median(r[k] for r in res[key])  # noqa: E731
+    rows = [("size board", board, "root layer = the default root + N MiB of incompressible "
+             "data; modules .ko; medians of %d boots" % args.size_boots)]
+    for mib in SIZES:
+        sh = med("%d-shell" % mib, "kmsg_ms")
+        for mode in ("digest", "dm-verity"):
+            key = "%d-%s" % (mib, mode)
+            rows.append(("assembly, %d MiB root, %s" % (mib, mode), "%.1f ms" % med(key, "kmsg_ms"),
+                         "ratio to the shell %.2f; measuring %.1f ms (%.1f MiB)"
+                         % (med(key, "kmsg_ms") / sh, med(key, "verity_ms"),
+                            med(key, "verity_bytes") / 2**20)))
+        rows.append(("assembly, %d MiB root, shell preinit" % mib, "%.1f ms" % sh, "no verification"))
+    for mode in ("digest", "dm-verity"):
+        big, small = "%d-%s" % (SIZES[-1], mode), "%d-%s" % (SIZES[0], mode)
+        rows.append(("%s: %d MiB / %d MiB assembly" % (mode, SIZES[-1], SIZES[0]),
+                     "%.2f" % (med(big, "kmsg_ms") / med(small, "kmsg_ms")),
+                     "target <= 1.10 in dm-verity mode"))
+        rows.append(("reading the %d MiB root once, %s" % (SIZES[-1], mode),
+                     "%.0f ms" % med(big, "read_ms"),
+                     "cat of the blob, caches dropped; %s" % (
+                         "the kernel checks each block" if mode == "dm-verity"
+                         else "checked at boot, read as is")))
+    return rows, res
+
+
+SIZES = (1, 16, 64)
+
+
 def timed(argv):
     """Runs argv: (wall seconds, CPU seconds user+sys, stdout)."""
     r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
@@ -262,19 +359,29 @@ def main():
     ap.add_argument("--digest-mib", type=int, default=512, help="0 skips the digest figures")
     ap.add_argument("--digest-runs", type=int, default=3)
     ap.add_argument("--stack-runs", type=int, default=5, help="0 skips the stack figures")
-    ap.add_argument("--only", choices=("stack",), help="only these figures (quick)")
+    ap.add_argument("--size-boots", type=int, default=3,
+                    help="boots per root size and mode; 0 skips the size figures")
+    ap.add_argument("--only", choices=("stack", "size"), help="only these figures (quick)")
     args = ap.parse_args()
     o = os.path.join(args.out, args.board)
     subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, args.board + "_defconfig"])
     subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, "all"], stdout=subprocess.DEVNULL)
     images, build = os.path.join(o, "images"), os.path.join(o, "build")
-    if args.only == "stack":
-        rows, runs = stack_bench(args, images)
+    if args.only:
+        rows, runs = (stack_bench(args, images) if args.only == "stack"
+                      else size_bench(args, args.board))
         w = max(len(r[0]) for r in rows)
         sys.stdout.write("\n".join("%-*s  %-14s %s" % (w, a, b, c) for a, b, c in rows) + "\n")
         return
+    # strata with the modules as Debian ships them (.ko.xz); the board's default may be .ko
+    o_xz = o + "-xz"
+    subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o_xz, args.board + "_defconfig"])
+    subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o_xz, "all",
+                           "CONFIG_STRATA_MODULES_XZ=y"], stdout=subprocess.DEVNULL)
+    images_xz = os.path.join(o_xz, "images")
+    # the old reference: the kernel decompresses every module
     shimg = os.path.join(o, "images-shell")
-    shell_images(build, images, shimg)
+    shell_images(os.path.join(o_xz, "build"), images_xz, shimg)
     # the reference: modules stored plain inside the compressed initramfs
     shimg_ko = os.path.join(o, "images-shell-ko")
     shell_images(build, images, shimg_ko, plain=True)
@@ -289,7 +396,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     jobs = []
     for i in range(args.boots):
-        jobs.append(("strata", images, os.path.join(work, "strata-%d" % i)))
+        jobs.append(("strata", images_xz, os.path.join(work, "strata-%d" % i)))
         jobs.append(("strata-ko", images_ko, os.path.join(work, "strata-ko-%d" % i)))
         jobs.append(("shell", shimg, os.path.join(work, "shell-%d" % i)))
         jobs.append(("shell-ko", shimg_ko, os.path.join(work, "shell-ko-%d" % i)))
@@ -311,6 +418,7 @@ def main():
                 (name, statistics.median(r["phases"].get(name, 0) for r in res[kind])))
     binary = os.path.getsize(os.path.join(build, "strata"))
     initramfs = [f for f in os.listdir(images) if f.startswith("initramfs.cpio")][0]
+    images = images_xz  # the rows below name the .ko.xz figures "strata"
     rows = [
         ("board", args.board, ""),
         ("boots per variant", str(args.boots),
@@ -353,6 +461,8 @@ def main():
     rows += reset_rows
     stack_rows, stack_runs = stack_bench(args, images) if args.stack_runs else ([], {})
     rows += stack_rows
+    size_rows, size_runs = size_bench(args, args.board) if args.size_boots else ([], {})
+    rows += size_rows
     w = max(len(r[0]) for r in rows)
     text = "\n".join("%-*s  %-14s %s" % (w, a, b, c) for a, b, c in rows) + "\n"
     sys.stdout.write(text)
@@ -360,7 +470,7 @@ def main():
         f.write(text)
     with open(os.path.join(args.out, "bench.json"), "w") as f:
         json.dump({"board": args.board, "results": res, "reset": reset_runs,
-                   "digest": digest_runs, "stack": stack_runs}, f, indent=1)
+                   "digest": digest_runs, "stack": stack_runs, "size": size_runs}, f, indent=1)
     print("written to %s/bench.txt and bench.json" % args.out)
 
 
