@@ -185,6 +185,7 @@ all: deps $(BUILD)/strata $(BUILD)/mkcpio $(BUILD)/mkverity $(KERNEL_STAMP) $(BO
 		UPPER_FS=$(lastword $(subst +, ,$(call unquote,$(CONFIG_STRATA_FLASH)))) \
 		EMERGENCY_SHELL=$(CONFIG_STRATA_EMERGENCY_SHELL) \
 		VERITY=$(CONFIG_STRATA_VERITY) VERITY_MODE=$(call unquote,$(CONFIG_STRATA_VERITY_MODE)) \
+		FEC_ROOTS=$(or $(CONFIG_STRATA_DMVERITY_FEC_ROOTS),0) \
 		INITRAMFS_COMP=$(if $(CONFIG_STRATA_INITRAMFS_GZIP),gzip,xz) \
 		MODULES_XZ=$(if $(CONFIG_STRATA_MODULES_XZ),y,n) \
 		$(TOPDIR)/tools/mkimages.sh

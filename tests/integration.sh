@@ -39,13 +39,14 @@ make -C "$top/tools/openwrt/strata" TOPDIR="$top/tests/integration/openwrt" \
 installed openwrt "$out/owrt/ipkg" "$log"
 
 # The build refuses a configuration the init cannot boot, before compiling:
-# a stack deeper than overlayfs nests, a user partition without a user overlay.
-refused() { # NAME STACK USER_PART EXPECTED
+# a stack deeper than overlayfs nests, a user partition without a user overlay,
+# dm-verity parity that cannot correct anything.
+refused() { # NAME STACK USER_PART EXPECTED [CONFIG_LINE]
 	local dir=$out/config-$1 log=$out/config-$1.log
 	mkdir -p "$dir"
 	{ make -C "$top" O="$dir" SKIP_DEPS=1 qemu_x86_64_nor_defconfig &&
 		sed -i -e '/^CONFIG_STRATA_STACK=/d' -e '/^CONFIG_STRATA_USER_PART=/d' "$dir/.config" &&
-		printf 'CONFIG_STRATA_STACK="%s"\nCONFIG_STRATA_USER_PART="%s"\n' "$2" "$3" \
+		printf 'CONFIG_STRATA_STACK="%s"\nCONFIG_STRATA_USER_PART="%s"\n%s\n' "$2" "$3" "${5:-}" \
 			>> "$dir/.config" &&
 		make -C "$top" O="$dir" SKIP_DEPS=1 strata; } > "$log" 2>&1
 	local rc=$?
@@ -66,3 +67,5 @@ refused stack-too-deep "system vendor user" "" \
 refused stack-unknown-level "system vendor" "" 'expected "system user"'
 refused user-part-without-user-overlay "system" "userdata" "has no user overlay"
 refused stack-one-level "system" "" ""
+refused fec-one-root "system user" "" "CONFIG_STRATA_DMVERITY_FEC_ROOTS=1: expected 0" \
+	"CONFIG_STRATA_DMVERITY_FEC_ROOTS=1"

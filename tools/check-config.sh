@@ -43,6 +43,11 @@ digest | dm-verity) ;;
 	"layer's whole fs-verity digest at boot) or \"dm-verity\" (a hash tree, blocks checked" \
 	"as they are read)" ;;
 esac
+case "${CONFIG_STRATA_DMVERITY_FEC_ROOTS:-2}" in
+0 | [2-9] | 1[0-9] | 2[0-4]) ;;
+*) refuse "CONFIG_STRATA_DMVERITY_FEC_ROOTS=$CONFIG_STRATA_DMVERITY_FEC_ROOTS: expected 0 (no" \
+	"forward error correction) or 2 to 24 parity bytes per 255" ;;
+esac
 case "$CONFIG_STRATA_DMVERITY_ERROR" in
 eio | restart | panic) ;;
 *) refuse "CONFIG_STRATA_DMVERITY_ERROR=\"$CONFIG_STRATA_DMVERITY_ERROR\": expected eio," \

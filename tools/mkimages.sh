@@ -9,7 +9,7 @@ set -euo pipefail
 : "${STRATA_BIN:?}" "${MKCPIO:?}" "${MKVERITY:?}" "${BUSYBOX:?}" "${SOURCE_DATE_EPOCH:?}"
 : "${OVERLAYS:=}" "${EMERGENCY_SHELL:=y}" "${INITRAMFS_COMP:=xz}" "${ROOTFS:=}" "${ADDONS:=}"
 : "${ROOT_PART:=rootfs}" "${UPPER_FS:?}"
-: "${VERITY:=}" "${VERITY_MODE:=digest}" "${MODULES_XZ:=y}" "${ROOT_IMAGE:=rootfs.squashfs}"
+: "${VERITY:=}" "${VERITY_MODE:=digest}" "${FEC_ROOTS:=0}" "${MODULES_XZ:=y}" "${ROOT_IMAGE:=rootfs.squashfs}"
 export SOURCE_DATE_EPOCH
 
 step() { printf '  %-7s %s\n' "$1" "$2"; }
@@ -47,13 +47,22 @@ squash() { # TREE IMAGE [MKSQUASHFS OPTIONS]
 	# dm-verity: the hash tree right after the data (no superblock: the
 	# manifest pins length, root and salt); the salt is the image's own
 	# sha256, so two builds of one tree are identical
-	local bytes salt
+	local bytes salt fec=() tail=""
 	bytes=$(stat -c %s "$img")
 	salt=$(sha256sum "$img" | cut -c1-64)
-	veritysetup format "$img" "$img" --no-superblock --hash=sha256 --data-block-size=4096 \
-		--hash-block-size=4096 --data-blocks=$((bytes / 4096)) --hash-offset="$bytes" \
-		--salt="$salt" --root-hash-file="$img.root" >/dev/null
-	echo "$bytes $(cat "$img.root") $salt" > "$img.dm-verity"
+	format() {
+		veritysetup format "$img" "$img" --no-superblock --hash=sha256 --data-block-size=4096 \
+			--hash-block-size=4096 --data-blocks=$((bytes / 4096)) --hash-offset="$bytes" \
+			--salt="$salt" --root-hash-file="$img.root" "$@" >/dev/null
+	}
+	format
+	# forward error correction: Reed-Solomon parity over data and tree, after the tree
+	if [ "$FEC_ROOTS" != 0 ]; then
+		fec=(--fec-device="$img" --fec-offset="$(stat -c %s "$img")" --fec-roots="$FEC_ROOTS")
+		format "${fec[@]}"
+		tail=" fec=$FEC_ROOTS"
+	fi
+	echo "$bytes $(cat "$img.root") $salt$tail" > "$img.dm-verity"
 	rm -f "$img.root"
 }
 

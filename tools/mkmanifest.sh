@@ -13,7 +13,7 @@ shift
 {
 	echo "strata-manifest 1"
 	echo "# layer NAME BYTES FS-VERITY-DIGEST [optional]"
-	echo "# dm-verity NAME BYTES ROOT-HASH SALT [optional]"
+	echo "# dm-verity NAME BYTES ROOT-HASH SALT [fec=ROOTS] [optional]"
 	for spec in "$@"; do
 		name=${spec%%=*}
 		img=${spec#*=}

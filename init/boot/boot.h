@@ -92,6 +92,15 @@ void verity_finish(struct strata_ctx *ctx);
 int dmverity_check(const char *dev, const struct manifest_layer *m, const char **error);
 int dmverity_map(const char *name, const char *dev, const struct manifest_layer *m, char *out,
 		 size_t outlen, const char **error);
+/*
+ * The kernel's check of the tree (with FEC, corrected), when the init's own
+ * check failed: reads through the mapped device the first data block under
+ * each bottom tree block, so every tree block is checked up to the root.
+ * 0 or -errno (EIO: not even FEC makes it match).
+ */
+int dmverity_read_tree(const char *mapped, const struct manifest_layer *m);
+/* Removes the dm device dmverity_map() made for name. */
+void dmverity_unmap(const char *name);
 /* Marks the manifest's entry for name (if any) as a layer of this board, and returns it. */
 const struct manifest_layer *verity_claim(struct strata_ctx *ctx, const char *name);
 

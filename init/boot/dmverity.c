@@ -48,9 +48,9 @@ static int dm_control(void)
 static const char *error_option(void)
 {
 	if (strcmp(CONFIG_STRATA_DMVERITY_ERROR, "restart") == 0)
-		return " 1 restart_on_corruption";
+		return " restart_on_corruption";
 	if (strcmp(CONFIG_STRATA_DMVERITY_ERROR, "panic") == 0)
-		return " 1 panic_on_corruption";
+		return " panic_on_corruption";
 	return "";
 }
 
@@ -116,11 +116,21 @@ int dmverity_map(const char *name, const char *dev, const struct manifest_layer 
 	t->sector_start = 0;
 	t->length = blocks * (DMVERITY_BLOCK / 512);
 	snprintf(t->target_type, sizeof(t->target_type), "verity");
+	/* the parity after the tree covers data and tree: fec_start = fec_blocks = their blocks */
+	char fec[96] = "";
+	unsigned words = strcmp(CONFIG_STRATA_DMVERITY_ERROR, "eio") != 0;
+	if (m->fec_roots) {
+		unsigned long long covered = blocks + dmverity_tree_blocks(blocks);
+		snprintf(fec, sizeof(fec),
+			 " use_fec_from_device %u:%u fec_start %llu fec_blocks %llu fec_roots %u",
+			 major(st.st_rdev), minor(st.st_rdev), covered, covered, m->fec_roots);
+		words += 8;
+	}
 	int n = snprintf(params, sizeof(u) - sizeof(struct dm_ioctl) - sizeof(*t),
-			 "1 %u:%u %u:%u 4096 4096 %llu %llu sha256 %s %s%s", major(st.st_rdev),
-			 minor(st.st_rdev), major(st.st_rdev), minor(st.st_rdev),
+			 "1 %u:%u %u:%u 4096 4096 %llu %llu sha256 %s %s%s%.0u%s%s",
+			 major(st.st_rdev), minor(st.st_rdev), major(st.st_rdev), minor(st.st_rdev),
 			 (unsigned long long)blocks, (unsigned long long)blocks, root, salt,
-			 error_option());
+			 words ? " " : "", words, fec, error_option());
 	t->next = (uint32_t)((sizeof(*t) + (size_t)n + 1 + 7) & ~(size_t)7);
 	u.io.data_size = (uint32_t)(sizeof(struct dm_ioctl) + t->next);
 	r = ioctl(ctl, DM_TABLE_LOAD, &u.io) < 0 ? -errno : 0;
@@ -141,4 +151,33 @@ int dmverity_map(const char *name, const char *dev, const struct manifest_layer 
 		r = -errno;
 	log_debug("dm-verity '%s' on %s: %s", name, out, params);
 	return r;
+}
+
+int dmverity_read_tree(const char *mapped, const struct manifest_layer *m)
+{
+	static uint8_t block[DMVERITY_BLOCK];
+	uint64_t blocks = m->bytes / DMVERITY_BLOCK;
+	int fd = open(mapped, O_RDONLY | O_CLOEXEC), r = 0;
+	if (fd < 0)
+		return -errno;
+	/* the first data block under each bottom tree block: every tree block is on one's path */
+	for (uint64_t b = 0; b < blocks && r == 0; b += DMVERITY_BLOCK / FSVERITY_DIGEST_SIZE)
+		if (pread(fd, block, sizeof(block), (off_t)(b * DMVERITY_BLOCK)) !=
+		    (ssize_t)sizeof(block))
+			r = errno ? -errno : -EIO;
+	close(fd);
+	return r;
+}
+
+void dmverity_unmap(const char *name)
+{
+	struct dm_ioctl io;
+	char dmname[80];
+	int ctl = dm_control();
+	if (ctl < 0)
+		return;
+	snprintf(dmname, sizeof(dmname), "strata-%s", name);
+	dm_init(&io, sizeof(io), dmname);
+	ioctl(ctl, DM_DEV_REMOVE, &io);
+	close(ctl);
 }

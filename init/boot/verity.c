@@ -126,9 +126,27 @@ static int verdict(struct strata_ctx *ctx, size_t i)
 	if (m->dmverity) {
 		const char *error = ms->error;
 		uint64_t t0 = now_boottime_ns();
+		/* a tree that does not match may have flipped bits that FEC corrects: the kernel
+		 * says */
+		bool fec = r == -EBADMSG && m->fec_roots;
 		/* the tree hashes to the root: the kernel checks each block against it */
-		if (r == 0)
+		if (r == 0 || fec)
 			r = dmverity_map(name, dev, m, mapped, sizeof(mapped), &error);
+		if (r == 0 && fec) {
+			r = dmverity_read_tree(mapped, m);
+			if (r < 0) {
+				dmverity_unmap(name);
+				error =
+				    "hash tree does not match the root hash, even corrected by FEC";
+				r = -EBADMSG;
+			} else {
+				log_warn(
+				    "layer '%s' (%s): its hash tree on the flash has changed bits; "
+				    "dm-verity's forward error correction corrected them and the "
+				    "kernel checked the result against root %s",
+				    name, dev, v->expected);
+			}
+		}
 		v->ns += now_boottime_ns() - t0;
 		if (r < 0) {
 			v->error = error;

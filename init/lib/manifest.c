@@ -84,15 +84,29 @@ static int parse_layer(struct manifest *m, const struct token *t, size_t n, unsi
 	struct manifest_layer *l;
 	bool dm = tok_is(&t[0], "dm-verity");
 	size_t fields = dm ? 5 : 4; /* the salt after the root hash */
+	unsigned fec = 0;
 	if (n < fields)
 		return bad(err, -EBADMSG, line, "expected '%s', got %zu fields",
-			   dm ? "dm-verity NAME BYTES ROOT-HASH SALT [optional]"
+			   dm ? "dm-verity NAME BYTES ROOT-HASH SALT [fec=ROOTS] [optional]"
 			      : "layer NAME BYTES DIGEST [optional]",
 			   n);
+	/* dm-verity's parity: fec=2 .. fec=24 */
+	if (dm && n > fields && t[fields].len > 4 && t[fields].len <= 6 &&
+	    memcmp(t[fields].s, "fec=", 4) == 0) {
+		for (size_t i = 4; i < t[fields].len; i++)
+			fec = t[fields].s[i] >= '0' && t[fields].s[i] <= '9' && fec < 100
+				  ? fec * 10 + (unsigned)(t[fields].s[i] - '0')
+				  : 100;
+		if (fec < 2 || fec > 24)
+			return bad(err, -EBADMSG, line, "bad '%.*s' (fec=2 to fec=24)",
+				   (int)t[fields].len, t[fields].s);
+		fields++;
+	}
 	if (n > fields && (n > fields + 1 || !tok_is(&t[fields], "optional"))) {
 		const struct token *x = &t[tok_is(&t[fields], "optional") ? fields + 1 : fields];
 		return bad(err, -EBADMSG, line, "unexpected '%.*s' after the %s",
-			   (int)(x->len > 32 ? 32 : x->len), x->s, dm ? "salt" : "digest");
+			   (int)(x->len > 32 ? 32 : x->len), x->s,
+			   dm ? (fec ? "fec= field" : "salt") : "digest");
 	}
 	if (!valid_name(&t[1]))
 		return bad(err, -EBADMSG, line, "bad layer name '%.*s' (1-63 of A-Z a-z 0-9 _ - .)",
@@ -120,6 +134,7 @@ static int parse_layer(struct manifest *m, const struct token *t, size_t n, unsi
 		    "bad salt or length of layer '%s' (64 hex digits; whole 4096-byte blocks)",
 		    l->name);
 	l->dmverity = dm;
+	l->fec_roots = fec;
 	l->optional = n == fields + 1;
 	m->n++;
 	return 0;

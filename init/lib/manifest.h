@@ -17,13 +17,15 @@
 /*
  *     strata-manifest 1
  *     layer <name> <bytes> <sha256 fs-verity digest, 64 hex> [optional]
- *     dm-verity <name> <bytes> <root hash, 64 hex> <salt, 64 hex> [optional]
+ *     dm-verity <name> <bytes> <root hash, 64 hex> <salt, 64 hex> [fec=<roots>] [optional]
  *
  * '#' starts a comment line. <name> is the partition, UBI volume, GPT
  * partition or image file name as the board finds it; the digest covers the
  * first <bytes> bytes (a raw volume is longer than the image in it). A
  * dm-verity line pins the root hash of the hash tree (sha256, 4096-byte
- * blocks, no superblock) that follows those bytes.
+ * blocks, no superblock) that follows those bytes; fec=<roots> (2-24): the
+ * tree is followed by Reed-Solomon parity over data and tree (veritysetup
+ * --fec-roots).
  */
 struct manifest_layer {
 	char name[MANIFEST_NAME_MAX];
@@ -32,6 +34,7 @@ struct manifest_layer {
 	bool optional; /* an add-on the boot may drop when it fails verification */
 	bool dmverity; /* digest is the root hash of a dm-verity tree after the data */
 	uint8_t salt[FSVERITY_DIGEST_SIZE];
+	unsigned fec_roots; /* dm-verity: parity bytes per 255 after the tree, 0: none */
 };
 
 struct manifest {

@@ -3,6 +3,7 @@
 the hash tree against the manifest's root hash and mounts the layer from the
 kernel's verity target, which checks each block as it is read. The boards carry
 the add-on layers of tests/variants/addons.sh ("extras" optional, "tools")."""
+import hashlib
 import os
 import re
 
@@ -11,6 +12,7 @@ from scenario import scenario
 
 NOR = "qemu_x86_64_nor@dmverity"
 NAND = "qemu_x86_64_nand@dmverity"
+FEC = "qemu_x86_64_nor@fec"
 BLOB = "/usr/share/dmverity/blob"
 
 
@@ -19,6 +21,7 @@ def pinned(ctx, name="rootfs"):
     for line in open(os.path.join(ctx.images, "manifest")):
         f = line.split()
         if f[:2] == ["dm-verity", name]:
+            assert ("fec=2" in f) == (ctx.board == FEC), f
             return int(f[2]), f[3], f[4]
     raise AssertionError("no dm-verity line for %s in the manifest" % name)
 
@@ -43,12 +46,17 @@ def change_byte(ctx, dev, offset):
         f.write(data)
 
 
+def blob_bytes(ctx):
+    """The blob as the build put it in the root."""
+    tree = os.path.join(os.path.dirname(ctx.images), "..", "trees",
+                        os.path.basename(os.path.dirname(ctx.images)), "tree")
+    return open(os.path.join(tree, BLOB.lstrip("/")), "rb").read()
+
+
 def blob_offset(ctx):
     """Where the blob's bytes lie in the layer image (squashfs stores them as they are)."""
     img = open(os.path.join(ctx.images, "rootfs.squashfs"), "rb").read()
-    tree = os.path.join(os.path.dirname(ctx.images), "..", "trees",
-                        os.path.basename(os.path.dirname(ctx.images)), "tree")
-    blob = open(os.path.join(tree, BLOB.lstrip("/")), "rb").read()
+    blob = blob_bytes(ctx)
     at = img.find(blob[:4096])
     assert at > 0, "the blob is not stored as it is"
     return at + 100000  # inside its second squashfs block
@@ -135,3 +143,53 @@ def dmverity_optional_addon_changed_is_dropped(ctx):
     assert vm.out("cat /etc/strata-test/both") == "tools"
     assert (entry(ctx, vm, "extras")["state"], entry(ctx, vm, "tools")["state"]) == \
         ("refused", "verified")
+
+
+def tree_blocks(data_blocks):
+    """Blocks of dm-verity's tree (128 hashes a block; none for one data block)."""
+    total, n = 0, data_blocks
+    while n > 1:
+        n = (n + 127) // 128
+        total += n
+    return total
+
+
+@scenario(FEC)
+def dmverity_fec_corrects_flipped_bits(ctx):
+    nbytes, root, _ = pinned(ctx)
+    # a flipped bit in a data block and one in the hash tree: corrected, checked, served
+    dev = ctx.machine("fix")
+    at = blob_offset(ctx)
+    change_byte(ctx, dev, at)
+    change_byte(ctx, dev, nbytes + 1000)
+    vm = dev.boot()
+    v = entry(ctx, vm)
+    assert (v["state"], v["mode"], v["measured"]) == ("verified", "dm-verity", root), v
+    dmesg = vm.out("dmesg")
+    assert "strata: layer 'rootfs' (/dev/mtdblock0): its hash tree on the flash has changed " \
+        "bits; dm-verity's forward error correction corrected them and the kernel checked " \
+        "the result against root %s" % root in dmesg, dmesg
+    # the flash really holds the flipped bit; the file reads back as the build made it
+    raw = vm.out("dd if=/dev/mtdblock0 bs=1 skip=%d count=1 2>/dev/null | od -An -tu1" % at)
+    image = open(os.path.join(ctx.images, "rootfs.squashfs"), "rb").read()
+    assert int(raw) == image[at] ^ 0x01, (raw, image[at])
+    assert vm.out("md5sum %s" % BLOB).split()[0] == hashlib.md5(blob_bytes(ctx)).hexdigest()
+    # the kernel logs the tree block as corrupted on its way to the correction (its
+    # "corrected" lines are rate-limited after those), never a data block
+    dmesg = vm.out("dmesg")
+    assert not re.search(r"verity: \d+:\d+: data block \d+ is corrupted", dmesg), dmesg
+    vm.poweroff()
+
+    # the tree changed and the parity after it gone (erased): refused, nothing mounted
+    dev = ctx.machine("beyond")
+    change_byte(ctx, dev, nbytes + 1000)
+    flash = dev.path("flash-rootfs.bin")
+    data = bytearray(open(flash, "rb").read())
+    size = os.path.getsize(os.path.join(ctx.images, "rootfs.squashfs"))
+    parity = nbytes + tree_blocks(nbytes // 4096) * 4096
+    assert 0 < size - parity <= 64 * 4096, (size, parity)
+    data[parity:size] = b"\xff" * (size - parity)
+    os.unlink(flash)
+    open(flash, "wb").write(data)
+    assert_refused(ctx, dev.boot(), root,
+                   "hash tree does not match the root hash, even corrected by FEC")

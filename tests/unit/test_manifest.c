@@ -112,22 +112,39 @@ static void dm_verity_lines(void)
 			     "strata-manifest 1\n"
 			     "dm-verity rootfs 2625536 " D1 " " D2 "\n"
 			     "dm-verity extra 4096 " D2 " " D1 " optional\n"
+			     "dm-verity fec 8192 " D2 " " D1 " fec=2\n"
+			     "dm-verity fec24 8192 " D2 " " D1 " fec=24 optional\n"
 			     "layer meta.img 1 " D1 "\n",
 			     err) == 0);
 	const struct manifest_layer *l = manifest_find(&m, "rootfs");
 	CHECK(l && l->dmverity && l->bytes == 2625536 && l->digest[0] == 0x01 &&
 	      l->salt[0] == 0xfe && !l->optional);
 	l = manifest_find(&m, "extra");
-	CHECK(l && l->dmverity && l->optional && l->salt[31] == 0xef);
+	CHECK(l && l->dmverity && l->optional && l->salt[31] == 0xef && l->fec_roots == 0);
+	l = manifest_find(&m, "fec");
+	CHECK(l && l->fec_roots == 2 && !l->optional);
+	l = manifest_find(&m, "fec24");
+	CHECK(l && l->fec_roots == 24 && l->optional);
 	CHECK(!manifest_find(&m, "meta.img")->dmverity);
 	bad("strata-manifest 1\ndm-verity rootfs 4096 " D1 "\n", -EBADMSG,
-	    "line 2: expected 'dm-verity NAME BYTES ROOT-HASH SALT [optional]', got 4 fields");
+	    "line 2: expected 'dm-verity NAME BYTES ROOT-HASH SALT [fec=ROOTS] [optional]', got 4 "
+	    "fields");
 	bad("strata-manifest 1\ndm-verity rootfs 4097 " D1 " " D2 "\n", -EBADMSG,
 	    "line 2: bad salt or length of layer 'rootfs' (64 hex digits; whole 4096-byte blocks)");
 	bad("strata-manifest 1\ndm-verity rootfs 4096 " D1 " 00\n", -EBADMSG,
 	    "line 2: bad salt or length of layer 'rootfs' (64 hex digits; whole 4096-byte blocks)");
 	bad("strata-manifest 1\ndm-verity rootfs 4096 " D1 " " D2 " maybe\n", -EBADMSG,
 	    "line 2: unexpected 'maybe' after the salt");
+	bad("strata-manifest 1\ndm-verity rootfs 4096 " D1 " " D2 " fec=1\n", -EBADMSG,
+	    "line 2: bad 'fec=1' (fec=2 to fec=24)");
+	bad("strata-manifest 1\ndm-verity rootfs 4096 " D1 " " D2 " fec=25\n", -EBADMSG,
+	    "line 2: bad 'fec=25' (fec=2 to fec=24)");
+	bad("strata-manifest 1\ndm-verity rootfs 4096 " D1 " " D2 " fec=2x\n", -EBADMSG,
+	    "line 2: bad 'fec=2x' (fec=2 to fec=24)");
+	bad("strata-manifest 1\ndm-verity rootfs 4096 " D1 " " D2 " fec=2 maybe\n", -EBADMSG,
+	    "line 2: unexpected 'maybe' after the fec= field");
+	bad("strata-manifest 1\nlayer rootfs 4096 " D1 " fec=2\n", -EBADMSG,
+	    "line 2: unexpected 'fec=2' after the digest");
 }
 
 int main(void)

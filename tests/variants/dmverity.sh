@@ -5,7 +5,8 @@
 # its root hash in the manifest). The root gets /usr/share/dmverity/blob,
 # 256 KiB of incompressible bytes that squashfs stores as they are, so a
 # test finds them on the flash and changes one. The add-on layers of the
-# "addons" variant come too, each with its own tree.
+# "addons" variant come too, each with its own tree. No forward error
+# correction here (the "fec" variant has it): a changed block is an error.
 # usage: dmverity.sh DIR BOARD
 set -euo pipefail
 mkdir -p "$1/tree/usr/share/dmverity"
@@ -14,5 +15,6 @@ import hashlib, sys
 out = b"".join(hashlib.sha256(b"strata-dmverity-%d" % i).digest() for i in range(8192))
 sys.stdout.buffer.write(out)' > "$1/tree/usr/share/dmverity/blob"
 echo "CONFIG_STRATA_VERITY_MODE=dm-verity"
+echo "CONFIG_STRATA_DMVERITY_FEC_ROOTS=0"
 "$(dirname "$0")/addons.sh" "$1/addons" "$2"
 echo "CONFIG_STRATA_ROOTFS_OVERLAYS=overlays/rootfs $1/tree"
