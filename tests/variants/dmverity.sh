@@ -9,11 +9,7 @@
 # correction here (the "fec" variant has it): a changed block is an error.
 # usage: dmverity.sh DIR BOARD
 set -euo pipefail
-mkdir -p "$1/tree/usr/share/dmverity"
-python3 -c '
-import hashlib, sys
-out = b"".join(hashlib.sha256(b"strata-dmverity-%d" % i).digest() for i in range(8192))
-sys.stdout.buffer.write(out)' > "$1/tree/usr/share/dmverity/blob"
+"$(dirname "$0")/blob.sh" "$1"
 echo "CONFIG_STRATA_VERITY_MODE=dm-verity"
 echo "CONFIG_STRATA_DMVERITY_FEC_ROOTS=0"
 "$(dirname "$0")/addons.sh" "$1/addons" "$2"

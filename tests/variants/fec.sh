@@ -6,10 +6,6 @@
 # the "dmverity" variant, so a test finds its bytes on the flash and flips one.
 # usage: fec.sh DIR BOARD
 set -euo pipefail
-mkdir -p "$1/tree/usr/share/dmverity"
-python3 -c '
-import hashlib, sys
-out = b"".join(hashlib.sha256(b"strata-dmverity-%d" % i).digest() for i in range(8192))
-sys.stdout.buffer.write(out)' > "$1/tree/usr/share/dmverity/blob"
+"$(dirname "$0")/blob.sh" "$1"
 echo "CONFIG_STRATA_VERITY_MODE=dm-verity"
 echo "CONFIG_STRATA_ROOTFS_OVERLAYS=overlays/rootfs $1/tree"
