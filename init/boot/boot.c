@@ -404,6 +404,24 @@ void boot_main(struct strata_ctx *ctx)
 	ctx->rec.stack_levels = ctx->opts.stack_levels;
 	ctx->rec.stack_collapsed = ctx->opts.stack_collapsed;
 
+	/* the uppers are mounted while the worker may still be measuring the lowers */
+	phase_begin(ctx, "upper");
+	int r = find_uppers(ctx, &data, &user, reason, sizeof(reason));
+	/*
+	 * jffs2 writes nothing once fewer than a few erase blocks are free and
+	 * collects garbage only when about an erase block plus 1% is dirty: what
+	 * it takes to record a request on a full flash. Elsewhere 64 KiB does.
+	 */
+	ctx->reserve_bytes =
+	    data.erasesize ? (2u * data.erasesize + data.size / 100 + 4095) & ~4095ull : 65536u;
+	outcome_load(ctx);
+	mkdir_p(STRATA_DATA_DIR, 0755);
+	if (r == 0 &&
+	    (r = upper_mount_flash(ctx, &data, STRATA_DATA_DIR, reason, sizeof(reason))) == 0 &&
+	    ctx->user_separate)
+		r = upper_mount_flash(ctx, &user, STRATA_USERDATA_DIR, reason, sizeof(reason));
+	phase_end(ctx);
+
 	/* the verdicts (and dm-verity's devices, which need dm-mod) before any lower is mounted */
 	if (CONFIG_STRATA_VERITY)
 		verity_finish(ctx);
@@ -412,27 +430,14 @@ void boot_main(struct strata_ctx *ctx)
 	mount_lowers(ctx);
 	phase_end(ctx);
 
-	phase_begin(ctx, "upper");
-	/*
-	 * jffs2 writes nothing once fewer than a few erase blocks are free and
-	 * collects garbage only when about an erase block plus 1% is dirty: what
-	 * it takes to record a request on a full flash. Elsewhere 64 KiB does.
-	 */
-	ctx->reserve_bytes =
-	    data.erasesize ? (2u * data.erasesize + data.size / 100 + 4095) & ~4095ull : 65536u;
-	int r = find_uppers(ctx, &data, &user, reason, sizeof(reason));
-	outcome_load(ctx);
-	mkdir_p(STRATA_DATA_DIR, 0755);
-	if (r == 0 &&
-	    ((r = upper_mount_flash(ctx, &data, STRATA_DATA_DIR, reason, sizeof(reason))) < 0 ||
-	     (ctx->user_separate && (r = upper_mount_flash(ctx, &user, STRATA_USERDATA_DIR, reason,
-							   sizeof(reason))) < 0) ||
-	     (r = layers_prepare(ctx, false, data.name, reason, sizeof(reason))) < 0)) {
+	/* requests reveal the lowers: applied only now that every lower is known good */
+	phase_begin(ctx, "layers");
+	if (r == 0)
+		r = layers_prepare(ctx, false, data.name, reason, sizeof(reason));
+	if (r < 0) {
 		/* both uppers or neither: a degraded boot keeps everything in RAM */
 		umount2(STRATA_USERDATA_DIR, MNT_DETACH);
 		umount2(STRATA_DATA_DIR, MNT_DETACH);
-	}
-	if (r < 0) {
 		ctx->user_separate = false;
 		upper_degrade(ctx, reason, r);
 		if (layers_prepare(ctx, true, "tmpfs", reason, sizeof(reason)) < 0)

@@ -51,19 +51,21 @@ def boot_record_has_phases(ctx):
     rec = ctx.boot_record(vm)
     assert 0 < rec["init_start_ns"] < rec["exec_ns"], rec
     names = [p["name"] for p in rec["phases"]]
-    assert names == ["api-mounts", "cmdline", "modules", "partitions", "verity", "lower", "upper",
-                     "overlay", "switch-root"], names
-    # in order of their start; the lowers are found and measured while the modules load
+    assert names == ["api-mounts", "cmdline", "modules", "partitions", "verity", "upper", "lower",
+                     "layers", "overlay", "switch-root"], names
+    # in order of their start; the lowers are found and measured while the modules load,
+    # and the uppers mounted while they are measured
     ph = {p["name"]: p for p in rec["phases"]}
     prev = rec["init_start_ns"]
     for p in rec["phases"]:
         assert prev <= p["start_ns"] <= p["end_ns"] <= rec["exec_ns"], p
         prev = p["start_ns"]
     assert ph["partitions"]["start_ns"] < ph["modules"]["end_ns"], ph
-    # nothing of a lower is mounted before its verdict, no upper before the modules are in
-    assert ph["verity"]["end_ns"] <= ph["lower"]["start_ns"], ph
-    assert ph["modules"]["end_ns"] <= ph["lower"]["start_ns"] <= ph["upper"]["start_ns"], ph
-    assert ph["upper"]["end_ns"] <= ph["overlay"]["start_ns"], ph
+    assert ph["modules"]["end_ns"] <= ph["upper"]["start_ns"], ph
+    # nothing of a lower is mounted before its verdict, no request applied before that
+    assert ph["upper"]["end_ns"] <= ph["verity"]["end_ns"] <= ph["lower"]["start_ns"], ph
+    assert ph["lower"]["end_ns"] <= ph["layers"]["start_ns"], ph
+    assert ph["layers"]["end_ns"] <= ph["overlay"]["start_ns"], ph
     assert rec["mode"] == "normal" and rec["degraded_reason"] == "", rec
     assert rec["init"] == "/sbin/init"
     wall = rec["exec_ns"] - rec["init_start_ns"]
