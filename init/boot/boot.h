@@ -86,12 +86,14 @@ void verity_finish(struct strata_ctx *ctx);
 /*
  * dmverity.c: dmverity_check() checks dev's hash tree against the manifest's
  * root hash (reads only); dmverity_map() then serves dev through a
- * dm-verity device, whose path goes to out. On failure, *error says what
- * failed ("hash tree does not match the root hash", ...).
+ * dm-verity device, whose path goes to out; eio: a changed block fails its
+ * read whatever CONFIG_STRATA_DMVERITY_ERROR says (no reboot or panic while
+ * the init checks a tree). On failure, *error says what failed ("hash tree
+ * does not match the root hash", ...).
  */
 int dmverity_check(const char *dev, const struct manifest_layer *m, const char **error);
-int dmverity_map(const char *name, const char *dev, const struct manifest_layer *m, char *out,
-		 size_t outlen, const char **error);
+int dmverity_map(const char *name, const char *dev, const struct manifest_layer *m, bool eio,
+		 char *out, size_t outlen, const char **error);
 /*
  * The kernel's check of the tree (with FEC, corrected), when the init's own
  * check failed: reads through the mapped device the first data block under

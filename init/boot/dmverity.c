@@ -78,8 +78,8 @@ out:
 	return r;
 }
 
-int dmverity_map(const char *name, const char *dev, const struct manifest_layer *m, char *out,
-		 size_t outlen, const char **error)
+int dmverity_map(const char *name, const char *dev, const struct manifest_layer *m, bool eio,
+		 char *out, size_t outlen, const char **error)
 {
 	static union {
 		struct dm_ioctl io;
@@ -118,7 +118,8 @@ int dmverity_map(const char *name, const char *dev, const struct manifest_layer 
 	snprintf(t->target_type, sizeof(t->target_type), "verity");
 	/* the parity after the tree covers data and tree: fec_start = fec_blocks = their blocks */
 	char fec[96] = "";
-	unsigned words = strcmp(CONFIG_STRATA_DMVERITY_ERROR, "eio") != 0;
+	const char *on_error = eio ? "" : error_option();
+	unsigned words = on_error[0] != '\0';
 	if (m->fec_roots) {
 		unsigned long long covered = blocks + dmverity_tree_blocks(blocks);
 		snprintf(fec, sizeof(fec),
@@ -130,7 +131,7 @@ int dmverity_map(const char *name, const char *dev, const struct manifest_layer 
 			 "1 %u:%u %u:%u 4096 4096 %llu %llu sha256 %s %s%s%.0u%s%s",
 			 major(st.st_rdev), minor(st.st_rdev), major(st.st_rdev), minor(st.st_rdev),
 			 (unsigned long long)blocks, (unsigned long long)blocks, root, salt,
-			 words ? " " : "", words, fec, error_option());
+			 words ? " " : "", words, fec, on_error);
 	t->next = (uint32_t)((sizeof(*t) + (size_t)n + 1 + 7) & ~(size_t)7);
 	u.io.data_size = (uint32_t)(sizeof(struct dm_ioctl) + t->next);
 	r = ioctl(ctl, DM_TABLE_LOAD, &u.io) < 0 ? -errno : 0;
@@ -146,9 +147,13 @@ int dmverity_map(const char *name, const char *dev, const struct manifest_layer 
 	}
 	close(ctl);
 	if (xsnprintf(out, outlen, "/dev/dm-%u", minor(dm)) < 0)
-		return -ENAMETOOLONG;
-	if (mknod(out, S_IFBLK | 0400, dm) < 0 && errno != EEXIST)
+		r = -ENAMETOOLONG;
+	else if (mknod(out, S_IFBLK | 0400, dm) < 0 && errno != EEXIST)
 		r = -errno;
+	if (r < 0) {
+		dmverity_unmap(name); /* no device left behind for a layer that is not used */
+		return r;
+	}
 	log_debug("dm-verity '%s' on %s: %s", name, out, params);
 	return r;
 }
@@ -161,10 +166,11 @@ int dmverity_read_tree(const char *mapped, const struct manifest_layer *m)
 	if (fd < 0)
 		return -errno;
 	/* the first data block under each bottom tree block: every tree block is on one's path */
-	for (uint64_t b = 0; b < blocks && r == 0; b += DMVERITY_BLOCK / FSVERITY_DIGEST_SIZE)
-		if (pread(fd, block, sizeof(block), (off_t)(b * DMVERITY_BLOCK)) !=
-		    (ssize_t)sizeof(block))
-			r = errno ? -errno : -EIO;
+	for (uint64_t b = 0; b < blocks && r == 0; b += DMVERITY_BLOCK / FSVERITY_DIGEST_SIZE) {
+		ssize_t n = pread(fd, block, sizeof(block), (off_t)(b * DMVERITY_BLOCK));
+		if (n != (ssize_t)sizeof(block))
+			r = n < 0 ? -errno : -EIO;
+	}
 	close(fd);
 	return r;
 }

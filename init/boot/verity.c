@@ -131,15 +131,18 @@ static int verdict(struct strata_ctx *ctx, size_t i)
 		bool fec = r == -EBADMSG && m->fec_roots;
 		/* the tree hashes to the root: the kernel checks each block against it */
 		if (r == 0 || fec)
-			r = dmverity_map(name, dev, m, mapped, sizeof(mapped), &error);
+			r = dmverity_map(name, dev, m, fec, mapped, sizeof(mapped), &error);
 		if (r == 0 && fec) {
+			/* read with EIO on a bad block; then the table with the configured
+			 * behaviour */
 			r = dmverity_read_tree(mapped, m);
+			dmverity_unmap(name);
 			if (r < 0) {
-				dmverity_unmap(name);
 				error =
 				    "hash tree does not match the root hash, even corrected by FEC";
 				r = -EBADMSG;
-			} else {
+			} else if ((r = dmverity_map(name, dev, m, false, mapped, sizeof(mapped),
+						     &error)) == 0) {
 				log_warn(
 				    "layer '%s' (%s): its hash tree on the flash has changed bits; "
 				    "dm-verity's forward error correction corrected them and the "
@@ -219,6 +222,8 @@ void verity_finish(struct strata_ctx *ctx)
 	if (work.threaded)
 		pthread_join(work.thread, NULL);
 	work.threaded = false;
+	/* in the record a refusal writes too; each layer's own time (with its mapping) in "ns" */
+	bootrec_phase_add(&ctx->rec, "verity", work.start_ns, now_boottime_ns());
 	for (size_t i = 0; i < ctx->n_lowers; i++) {
 		struct lower_layer *l = &ctx->lowers[i];
 		if (!l->dev[0]) {
@@ -231,5 +236,4 @@ void verity_finish(struct strata_ctx *ctx)
 			l->dev[0] = '\0';
 	}
 	check_unlisted(ctx);
-	bootrec_phase_add(&ctx->rec, "verity", work.start_ns, now_boottime_ns());
 }

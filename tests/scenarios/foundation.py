@@ -144,9 +144,11 @@ def cmdline_garbage_is_rejected_by_name(ctx):
 def module_parameters_from_cmdline(ctx):
     # "MODULE.param=" words reach the module as with modprobe: a second phram
     # device appears next to the board's own, over the start of its NOR
+    # the board's NOR address: in its modules file, or (x86_64, sized from the image) in
+    # the kernel command line start-qemu.sh builds
     modules = os.path.join(os.path.dirname(__file__), "..", "..", "board", ctx.board, "modules")
-    nor = next(line.split("phram=rootfs,")[1].split(",")[0] for line in open(modules)
-               if line.startswith("phram "))
+    text = open(modules).read() + open(os.path.join(ctx.images, "start-qemu.sh")).read()
+    nor = re.search(r"phram=rootfs,(\d+),", text).group(1)
     vm = ctx.machine().boot(append="phram.phram=extra,%s,0x100000,131072" % nor)
     mtd = vm.out("cat /proc/mtd")
     assert '"extra"' in mtd and '"rootfs"' in mtd, mtd
