@@ -2,13 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Build variant "fec": the root served through dm-verity with the default
 # forward error correction (CONFIG_STRATA_DMVERITY_FEC_ROOTS=2: Reed-Solomon
-# parity after the hash tree), and restart_on_corruption: the init's own
-# check of a changed tree must refuse the layer, never make the kernel
-# reboot. The root gets /usr/share/dmverity/blob, as in the "dmverity"
-# variant, so a test finds its bytes on the flash and flips one.
+# parity after the hash tree). The root gets /usr/share/dmverity/blob, as in
+# the "dmverity" variant, so a test finds its bytes on the flash and flips one.
 # usage: fec.sh DIR BOARD
 set -euo pipefail
 "$(dirname "$0")/blob.sh" "$1"
 echo "CONFIG_STRATA_VERITY_MODE=dm-verity"
-echo "CONFIG_STRATA_DMVERITY_ERROR=restart"
 echo "CONFIG_STRATA_ROOTFS_OVERLAYS=overlays/rootfs $1/tree"
