@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -153,11 +152,7 @@ static void modules_start(struct strata_ctx *ctx)
 			log_warn("parameters for module %s from the command line are too long; "
 				 "some are ignored",
 				 plan->e[i].name);
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 64 * 1024);
-	mods.threaded = pthread_create(&mods.thread, &attr, modules_thread, NULL) == 0;
-	pthread_attr_destroy(&attr);
+	mods.threaded = thread_start(&mods.thread, 64 * 1024, modules_thread, NULL);
 	if (!mods.threaded)
 		modules_thread(NULL); /* no thread: loaded here, then the rest */
 }

@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,7 +46,7 @@ static struct {
 	struct measurement m[LOWERS_MAX];
 	pthread_t thread;
 	bool threaded;
-	uint64_t start_ns, end_ns;
+	uint64_t start_ns;
 } work;
 
 /*
@@ -74,7 +73,6 @@ static void *measure_lowers(void *arg)
 		if (l->dev[0] && m)
 			measure(m, l->dev, &work.m[i]);
 	}
-	work.end_ns = now_boottime_ns();
 	return NULL;
 }
 
@@ -82,11 +80,7 @@ void verity_start(struct strata_ctx *ctx)
 {
 	verity_load_manifest(ctx);
 	work.start_ns = now_boottime_ns();
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 128 * 1024);
-	work.threaded = pthread_create(&work.thread, &attr, measure_lowers, ctx) == 0;
-	pthread_attr_destroy(&attr);
+	work.threaded = thread_start(&work.thread, 128 * 1024, measure_lowers, ctx);
 	if (!work.threaded)
 		measure_lowers(ctx);
 }

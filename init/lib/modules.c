@@ -228,18 +228,14 @@ void modplan_run(struct modplan *plan, const char *dir, unsigned threads)
 {
 	struct loader ld = {plan, dir, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
 	pthread_t tids[8];
-	pthread_attr_t attr;
 	unsigned started = 0;
 
 	if (threads > ARRAY_SIZE(tids) + 1)
 		threads = ARRAY_SIZE(tids) + 1;
 	/* small stacks: PID 1 stays well under 1 MiB */
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 64 * 1024);
 	for (unsigned i = 1; i < threads; i++)
-		if (pthread_create(&tids[started], &attr, loader_thread, &ld) == 0)
+		if (thread_start(&tids[started], 64 * 1024, loader_thread, &ld))
 			started++;
-	pthread_attr_destroy(&attr);
 	loader_thread(&ld); /* the calling thread loads too */
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);

@@ -15,6 +15,16 @@
 #include <time.h>
 #include <unistd.h>
 
+bool thread_start(pthread_t *thread, size_t stack, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, stack);
+	bool started = pthread_create(thread, &attr, fn, arg) == 0;
+	pthread_attr_destroy(&attr);
+	return started;
+}
+
 uint64_t now_boottime_ns(void)
 {
 	struct timespec ts;

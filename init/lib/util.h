@@ -5,12 +5,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 uint64_t now_boottime_ns(void);
+/* Starts fn(arg) on a thread with a stack of stack bytes; false when it could not. */
+bool thread_start(pthread_t *thread, size_t stack, void *(*fn)(void *), void *arg);
 /* CPU time this process has used (CLOCK_PROCESS_CPUTIME_ID). */
 uint64_t process_cpu_ns(void);
 /* User and system CPU time of this process (getrusage), in ns. */
