@@ -179,13 +179,17 @@ rm -rf "$initramfs"
 mkdir -p "$initramfs"
 # "@upper" in the board's list: the flash back end's upper filesystem
 # (UPPER_FS), after the checksum it asks the crypto API for at mount time (no
-# symbol dependency, so modules.dep does not name it)
+# symbol dependency, so modules.dep does not name it; "after:" makes it one:
+# the init mounts the upper as soon as its file system's module is in)
 case "$UPPER_FS" in
-ext4) upper_mods="crc32c_generic ext4" ;;
-f2fs) upper_mods="crc32_generic f2fs" ;;
+ext4) upper_mods="crc32c_generic|ext4 after:crc32c_generic" ;;
+f2fs) upper_mods="crc32_generic|f2fs after:crc32_generic" ;;
 *) upper_mods=$UPPER_FS ;;
 esac
-awk -v mods="$upper_mods" '$0 == "@upper" { gsub(/ /, "\n", mods); print mods; next } 1' \
+# ("@upper after:zstd,deflate": the rest of the line goes to the file system's module)
+awk -v mods="$upper_mods" '$1 == "@upper" {
+	rest = $0; sub(/^[ \t]*@upper[ \t]*/, "", rest)
+	gsub(/\|/, "\n", mods); print mods (rest != "" ? " " rest : ""); next } 1' \
 	"$BOARD_DIR/modules" > "$BUILD/modules.board"
 # dm-verity layers: the verity target (dm-mod, dm-bufio and reed_solomon come as its dependencies)
 if [ "$VERITY" = y ] && [ "$VERITY_MODE" = dm-verity ]; then

@@ -157,8 +157,18 @@ static void modules_start(struct strata_ctx *ctx)
 		modules_thread(NULL); /* no thread: loaded here, then the rest */
 }
 
+/* waits for module name (the upper's file system), not for all of them */
+static int modules_wait(const char *name)
+{
+	return mods.threaded ? modplan_wait(&mods.plan, name) : 0;
+}
+
 static void modules_finish(struct strata_ctx *ctx)
 {
+	static bool finished;
+	if (finished)
+		return;
+	finished = true;
 	if (mods.threaded)
 		pthread_join(mods.thread, NULL);
 	mods.threaded = false;
@@ -205,8 +215,9 @@ static void not_found(char *why, size_t len, const char *role, const char *name,
 
 /*
  * Looks name up until it is there as a block device, or wait_ms after the
- * modules were loaded (the flash may still be probing). -ENODEV: named,
- * but no block device (yet).
+ * modules were loaded (the flash may still be probing): again each time a
+ * module is in (its devices are there when its init returns), and every
+ * 10 ms. -ENODEV: named, but no block device (yet).
  */
 static int wait_for(int (*lookup)(const char *, char *, size_t), const char *name, char *dev,
 		    size_t len, unsigned wait_ms)
@@ -220,7 +231,10 @@ static int wait_for(int (*lookup)(const char *, char *, size_t), const char *nam
 		if (r == 0 || r == -EINVAL || r == -ENAMETOOLONG ||
 		    (done && now_boottime_ns() >= done + (uint64_t)wait_ms * 1000000u))
 			return r;
-		sleep_ms(10);
+		if (done)
+			sleep_ms(10);
+		else
+			modplan_wait_change(&mods.plan, 10);
 	}
 }
 
@@ -388,18 +402,14 @@ void boot_main(struct strata_ctx *ctx)
 	/* every lower is measured before anything of it is mounted: here, beside the modules */
 	if (CONFIG_STRATA_VERITY)
 		verity_start(ctx);
-	modules_finish(ctx);
-
-	ctx->button_request = button_at_boot(ctx); /* a phase of its own only when held */
-	if (ctx->button_request == REQ_RESET_USER && ctx->opts.stack_levels == 1) {
-		log_error("reset button: no user overlay for a user reset (strata.stack=system); "
-			  "nothing reset");
-		ctx->button_request = REQ_NONE;
-	}
 	ctx->rec.stack_levels = ctx->opts.stack_levels;
 	ctx->rec.stack_collapsed = ctx->opts.stack_collapsed;
 
-	/* the uppers are mounted while the worker may still be measuring the lowers */
+	/*
+	 * The uppers are mounted while the worker may still be measuring the
+	 * lowers and the last modules (overlayfs, the button's) still load:
+	 * the upper waits for its device and its file system only.
+	 */
 	phase_begin(ctx, "upper");
 	int r = find_uppers(ctx, &data, &user, reason, sizeof(reason));
 	/*
@@ -409,13 +419,23 @@ void boot_main(struct strata_ctx *ctx)
 	 */
 	ctx->reserve_bytes =
 	    data.erasesize ? (2u * data.erasesize + data.size / 100 + 4095) & ~4095ull : 65536u;
-	outcome_load(ctx);
+	if (modules_wait(flash->fstype) < 0)
+		modules_finish(ctx); /* names the module before the mount fails for want of it */
 	mkdir_p(STRATA_DATA_DIR, 0755);
 	if (r == 0 &&
 	    (r = upper_mount_flash(ctx, &data, STRATA_DATA_DIR, reason, sizeof(reason))) == 0 &&
 	    ctx->user_separate)
 		r = upper_mount_flash(ctx, &user, STRATA_USERDATA_DIR, reason, sizeof(reason));
 	phase_end(ctx);
+
+	modules_finish(ctx);
+	outcome_load(ctx); /* the record's partition may come with the last modules */
+	ctx->button_request = button_at_boot(ctx); /* a phase of its own only when held */
+	if (ctx->button_request == REQ_RESET_USER && ctx->opts.stack_levels == 1) {
+		log_error("reset button: no user overlay for a user reset (strata.stack=system); "
+			  "nothing reset");
+		ctx->button_request = REQ_NONE;
+	}
 
 	/* the verdicts (and dm-verity's devices, which need dm-mod) before any lower is mounted */
 	if (CONFIG_STRATA_VERITY)

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,6 +388,19 @@ int cmd_button_event(int argc, char **argv)
 	return a == BUTTON_NOTHING ? 0 : 1;
 }
 
+/*
+ * Closing an event device waits for two RCU grace periods (evdev_release,
+ * input_close_device): 20 ms each on a busy 2-CPU board. The boot goes on
+ * meanwhile; the exec waits for this thread if it has not finished.
+ */
+static void *close_devices(void *arg)
+{
+	struct button_devs *d = arg;
+	for (unsigned i = 1; i <= d->n; i++)
+		close(d->pfd[i].fd);
+	return NULL;
+}
+
 int button_at_boot(struct strata_ctx *ctx)
 {
 	static struct button_conf conf;
@@ -436,7 +450,10 @@ int button_at_boot(struct strata_ctx *ctx)
 			   fsm.held ? "; release the button now" : "");
 		phase_end(ctx);
 	}
-	for (unsigned i = 1; i <= d.n; i++)
-		close(d.pfd[i].fd);
+	pthread_t closer;
+	if (d.n && thread_start(&closer, 16 * 1024, close_devices, &d))
+		pthread_detach(closer);
+	else
+		close_devices(&d);
 	return result;
 }

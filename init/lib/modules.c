@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -112,6 +113,12 @@ int modplan_parse(struct modplan *plan, const char *list, const char *deps,
 	int r;
 
 	memset(plan, 0, sizeof(*plan));
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_mutex_init(&plan->lock, NULL);
+	pthread_cond_init(&plan->changed, &ca);
+	pthread_condattr_destroy(&ca);
 	for (;;) {
 		/* a full plan still parses into its last slot to see whether more follow */
 		e = &plan->e[plan->n < MODPLAN_MAX ? plan->n : MODPLAN_MAX - 1];
@@ -192,41 +199,40 @@ int modplan_next(struct modplan *plan)
 struct loader {
 	struct modplan *plan;
 	const char *dir;
-	pthread_mutex_t lock;
-	pthread_cond_t changed;
 };
 
 static void *loader_thread(void *arg)
 {
 	struct loader *ld = arg;
-	pthread_mutex_lock(&ld->lock);
+	struct modplan *plan = ld->plan;
+	pthread_mutex_lock(&plan->lock);
 	for (;;) {
-		int i = modplan_next(ld->plan);
+		int i = modplan_next(plan);
 		if (i == -ENOENT)
 			break;
 		if (i == -EAGAIN) {
-			pthread_cond_wait(&ld->changed, &ld->lock);
+			pthread_cond_wait(&plan->changed, &plan->lock);
 			continue;
 		}
-		struct modplan_entry *e = &ld->plan->e[i];
-		pthread_mutex_unlock(&ld->lock);
+		struct modplan_entry *e = &plan->e[i];
+		pthread_mutex_unlock(&plan->lock);
 		uint64_t t0 = now_boottime_ns();
 		int r = module_load(ld->dir, e->name, e->params);
 		uint64_t t1 = now_boottime_ns();
-		pthread_mutex_lock(&ld->lock);
+		pthread_mutex_lock(&plan->lock);
 		e->ns = t1 - t0;
 		e->err = r;
 		e->state = r < 0 ? MOD_FAILED : MOD_DONE;
-		pthread_cond_broadcast(&ld->changed);
+		pthread_cond_broadcast(&plan->changed);
 	}
-	pthread_cond_broadcast(&ld->changed);
-	pthread_mutex_unlock(&ld->lock);
+	pthread_cond_broadcast(&plan->changed);
+	pthread_mutex_unlock(&plan->lock);
 	return NULL;
 }
 
 void modplan_run(struct modplan *plan, const char *dir, unsigned threads)
 {
-	struct loader ld = {plan, dir, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+	struct loader ld = {plan, dir};
 	pthread_t tids[8];
 	unsigned started = 0;
 
@@ -239,4 +245,34 @@ void modplan_run(struct modplan *plan, const char *dir, unsigned threads)
 	loader_thread(&ld); /* the calling thread loads too */
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
+}
+
+int modplan_wait(struct modplan *plan, const char *name)
+{
+	int i = plan_index(plan, name, strlen(name)), r = 0;
+	if (i < 0)
+		return 0;
+	pthread_mutex_lock(&plan->lock);
+	for (;;) {
+		const struct modplan_entry *e = &plan->e[i];
+		if (e->state == MOD_DONE || e->state == MOD_FAILED || e->state == MOD_SKIPPED) {
+			r = e->state == MOD_DONE ? 0 : e->state == MOD_FAILED ? e->err : -ENOENT;
+			break;
+		}
+		pthread_cond_wait(&plan->changed, &plan->lock);
+	}
+	pthread_mutex_unlock(&plan->lock);
+	return r;
+}
+
+void modplan_wait_change(struct modplan *plan, unsigned ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec += (long)(ms % 1000) * 1000000;
+	ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000;
+	ts.tv_nsec %= 1000000000;
+	pthread_mutex_lock(&plan->lock);
+	pthread_cond_timedwait(&plan->changed, &plan->lock, &ts);
+	pthread_mutex_unlock(&plan->lock);
 }

@@ -3,6 +3,7 @@
 #ifndef STRATA_MODULES_H
 #define STRATA_MODULES_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,8 @@ struct modplan_entry {
 struct modplan {
 	struct modplan_entry e[MODPLAN_MAX];
 	size_t n;
+	pthread_mutex_t lock; /* the states, while modplan_run loads */
+	pthread_cond_t changed;
 };
 
 /*
@@ -55,5 +58,15 @@ int modplan_next(struct modplan *plan);
 
 /* Loads every entry with up to `threads` loaders at once. */
 void modplan_run(struct modplan *plan, const char *dir, unsigned threads);
+
+/*
+ * From another thread while modplan_run loads: waits until module name is
+ * loaded or cannot be. Returns 0 (loaded, or not in the plan), the load's
+ * -errno, or -ENOENT when a dependency failed.
+ */
+int modplan_wait(struct modplan *plan, const char *name);
+
+/* From another thread: waits until a module is loaded or fails, or for ms. */
+void modplan_wait_change(struct modplan *plan, unsigned ms);
 
 #endif

@@ -54,14 +54,16 @@ def boot_record_has_phases(ctx):
     assert names == ["api-mounts", "cmdline", "modules", "partitions", "verity", "upper", "lower",
                      "layers", "overlay", "switch-root"], names
     # in order of their start; the lowers are found and measured while the modules load,
-    # and the uppers mounted while they are measured
+    # and the uppers mounted (as soon as their file system is in) while they are measured
     ph = {p["name"]: p for p in rec["phases"]}
     prev = rec["init_start_ns"]
     for p in rec["phases"]:
         assert prev <= p["start_ns"] <= p["end_ns"] <= rec["exec_ns"], p
         prev = p["start_ns"]
     assert ph["partitions"]["start_ns"] < ph["modules"]["end_ns"], ph
-    assert ph["modules"]["end_ns"] <= ph["upper"]["start_ns"], ph
+    assert ph["partitions"]["end_ns"] <= ph["upper"]["start_ns"], ph
+    # overlayfs is in before the overlays are mounted
+    assert ph["modules"]["end_ns"] <= ph["overlay"]["start_ns"], ph
     # nothing of a lower is mounted before its verdict, no request applied before that
     assert ph["upper"]["end_ns"] <= ph["verity"]["end_ns"] <= ph["lower"]["start_ns"], ph
     assert ph["lower"]["end_ns"] <= ph["layers"]["start_ns"], ph

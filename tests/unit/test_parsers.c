@@ -12,6 +12,7 @@
 #include "../../init/lib/util.h"
 
 #include <errno.h>
+#include <pthread.h>
 
 static const char proc_mtd[] = "dev:    size   erasesize  name\n"
 			       "mtd0: 02000000 00020000 \"rootfs\"\n"
@@ -373,6 +374,36 @@ static void modplan_orders_by_dependency(void)
 	CHECK(modplan_next(&p) == -ENOENT);
 }
 
+struct run_arg {
+	struct modplan *plan;
+	const char *dir;
+};
+
+static void *run_plan(void *arg)
+{
+	struct run_arg *a = arg;
+	modplan_run(a->plan, a->dir, 2);
+	return NULL;
+}
+
+/* another thread waits for one module while the loaders run: the load's error, or the failed
+ * dependency's; a module not in the plan is not waited for */
+static void modplan_wait_for_one(void)
+{
+	static struct modplan p;
+	CHECK(modplan_parse(&p, "mtd\njffs2\noverlay\n", "mtd:\njffs2: mtd\noverlay:\n", NULL,
+			    NULL) == 0);
+	struct run_arg a = {&p, "/nonexistent"};
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, run_plan, &a) == 0);
+	CHECK(modplan_wait(&p, "jffs2") == -ENOENT);
+	CHECK(p.e[1].state == MOD_SKIPPED && p.e[1].err == 0);
+	CHECK(modplan_wait(&p, "mtd") == -ENOENT && p.e[0].state == MOD_FAILED);
+	CHECK(modplan_wait(&p, "ext4") == 0);
+	pthread_join(t, NULL);
+	CHECK(modplan_wait(&p, "overlay") == -ENOENT && p.e[2].state == MOD_FAILED);
+}
+
 static void modplan_limits(void)
 {
 	static struct modplan p;
@@ -449,6 +480,7 @@ int main(void)
 	RUN(json_reads_any_whitespace);
 	RUN(proc_status_fields);
 	RUN(modplan_orders_by_dependency);
+	RUN(modplan_wait_for_one);
 	RUN(modplan_limits);
 	RUN(flash_contents_are_told_apart);
 	RUN(outcome_record_round_trips);
