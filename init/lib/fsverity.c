@@ -33,43 +33,35 @@ static inline uint32_t ror(uint32_t x, unsigned n)
 	return (x >> n) | (x << (32 - n));
 }
 
-#define BSIG0(x) (ror(x, 2) ^ ror(x, 13) ^ ror(x, 22))
-#define BSIG1(x) (ror(x, 6) ^ ror(x, 11) ^ ror(x, 25))
-#define SSIG0(x) (ror(x, 7) ^ ror(x, 18) ^ ((x) >> 3))
-#define SSIG1(x) (ror(x, 17) ^ ror(x, 19) ^ ((x) >> 10))
 /*
- * Round i on the working variables as the caller names them: eight rounds
- * in a row rename them instead of moving them (a third fewer instructions,
- * which an emulated CPU pays for one by one). The message schedule is a
- * ring of 16 words.
+ * Built at -O2 whatever the binary's level: 66 bytes more than at -Os, and a
+ * sixth faster under QEMU TCG (4 MiB: 90 against 107 ms), where there are
+ * no SHA instructions; unrolling the rounds by hand was slower there.
  */
-#define ROUND(a, b, c, d, e, f, g, h, i)                                                           \
-	do {                                                                                       \
-		uint32_t x_ = (i) < 16 ? w[i]                                                      \
-				       : (w[(i)&15] += SSIG1(w[((i)-2) & 15]) + w[((i)-7) & 15] +  \
-						       SSIG0(w[((i)-15) & 15]));                   \
-		uint32_t t1_ = (h) + BSIG1(e) + ((g) ^ ((e) & ((f) ^ (g)))) + sha256_k[i] + x_;    \
-		(d) += t1_;                                                                        \
-		(h) = t1_ + BSIG0(a) + (((a) & (b)) | ((c) & ((a) | (b))));                        \
-	} while (0)
-
-static void sha256_blocks_c(uint32_t st[8], const uint8_t *p, size_t nblocks)
+__attribute__((optimize("O2"))) static void sha256_blocks_c(uint32_t st[8], const uint8_t *p,
+							    size_t nblocks)
 {
 	for (; nblocks--; p += 64) {
 		uint32_t w[16], a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5],
 				g = st[6], h = st[7];
-		for (unsigned i = 0; i < 16; i++)
-			w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-			       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-		for (unsigned i = 0; i < 64; i += 8) {
-			ROUND(a, b, c, d, e, f, g, h, i);
-			ROUND(h, a, b, c, d, e, f, g, i + 1);
-			ROUND(g, h, a, b, c, d, e, f, i + 2);
-			ROUND(f, g, h, a, b, c, d, e, i + 3);
-			ROUND(e, f, g, h, a, b, c, d, i + 4);
-			ROUND(d, e, f, g, h, a, b, c, i + 5);
-			ROUND(c, d, e, f, g, h, a, b, i + 6);
-			ROUND(b, c, d, e, f, g, h, a, i + 7);
+		for (int i = 0; i < 64; i++) {
+			uint32_t x;
+			if (i < 16) {
+				x = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+				    (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+			} else {
+				/* the message schedule in a ring of 16 words */
+				uint32_t w15 = w[(i - 15) & 15], w2 = w[(i - 2) & 15];
+				x = w[i & 15] + w[(i - 7) & 15] +
+				    (ror(w15, 7) ^ ror(w15, 18) ^ (w15 >> 3)) +
+				    (ror(w2, 17) ^ ror(w2, 19) ^ (w2 >> 10));
+			}
+			w[i & 15] = x;
+			uint32_t t1 = h + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) +
+				      ((e & f) ^ (~e & g)) + sha256_k[i] + x;
+			uint32_t t2 =
+			    (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+			h = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
 		}
 		st[0] += a, st[1] += b, st[2] += c, st[3] += d;
 		st[4] += e, st[5] += f, st[6] += g, st[7] += h;
