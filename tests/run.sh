@@ -22,20 +22,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 mkdir -p "$out"
-passed=0 failed=0 skipped=0
-
-# Reads PASS/FAIL/SKIP lines on stdin, echoes them, and counts them.
-tally() {
-	local line
-	while IFS= read -r line; do
-		echo "$line"
-		case "$line" in
-		PASS\ *) passed=$((passed + 1)) ;;
-		FAIL\ *) failed=$((failed + 1)) ;;
-		SKIP\ *) skipped=$((skipped + 1)) ;;
-		esac
-	done
-}
+# shellcheck source=tests/lib/tally.sh
+. "$top/tests/lib/tally.sh"
+# a filter (-k) may leave a runner nothing to do
+[ -z "$filter" ] || TALLY_ALLOW_EMPTY=1
 
 # ---- unit tests (host, sanitizers) -------------------------------------------
 pure_srcs=$(echo "$top"/init/lib/*.c) # init/lib: the code that runs on the host as it is
@@ -54,35 +44,41 @@ for src in "$top"/tests/unit/test_*.c; do
 		cat "$bin.log" >&2
 		continue
 	fi
-	"$bin" > "$bin.out" 2> "$bin.err"
-	rc=$?
-	tally < "$bin.out"
+	run_tallied "unit/$name (sanitizer report on stderr)" "$bin" 2> "$bin.err"
 	cat "$bin.err" >&2
-	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$bin.out"; then
-		tally <<<"FAIL unit/$name: exited $rc (sanitizer report above)"
-	fi
 done
+
+# ---- the harness itself: what must make this suite red does ------------------
+if [[ harness/ =~ $filter ]]; then
+	run_tallied harness "$top/tests/harness.sh" "$out/harness"
+fi
 
 # ---- host tools -----------------------------------------------------------------
 # shellcheck disable=SC2086
 if gcc -O1 $warnings $san -o "$out/unit/mkverity" "$top/tools/mkverity.c" -lfsverity \
 	2> "$out/unit/mkverity.log"; then
-	tally < <("$top/tests/mkverity.sh" "$out/unit/mkverity" "$out/mkverity")
+	run_tallied mkverity "$top/tests/mkverity.sh" "$out/unit/mkverity" "$out/mkverity"
 else
 	tally <<<"FAIL mkverity/build: does not compile (see $out/unit/mkverity.log)"
 fi
 # ---- fuzz targets, briefly (make fuzz runs them longer); static analysis ----------
 # shellcheck disable=SC2154
-tally < <(TEST_OUT="$out" "$top/tests/fuzz/fuzz.sh" --seconds "${FUZZ_CHECK_SECONDS:-3}" \
-	-k "$filter")
+run_tallied fuzz env TEST_OUT="$out" "$top/tests/fuzz/fuzz.sh" \
+	--seconds "${FUZZ_CHECK_SECONDS:-3}" -k "$filter"
 if [[ lint/ =~ $filter ]]; then
-	tally < <(TEST_OUT="$out" JOBS="$jobs" "$top/tests/lint.sh")
+	run_tallied lint env TEST_OUT="$out" JOBS="$jobs" "$top/tests/lint.sh"
 fi
 
 if [ $unit_only = 0 ]; then
 	# ---- images of every board a scenario needs ----------------------------------
-	[ -n "$boards" ] || boards=$(python3 "$top/tests/lib/scenario.py" --list --images-root "$out" \
-		--work "$out/work" -k "$filter" | awk '{print $1}' | sort -u | tr '\n' ' ')
+	# the scenarios, listed once: a file that does not import is a FAIL here,
+	# and the run below must report at least as many as are listed
+	listing="$out/scenarios.list"
+	if ! python3 "$top/tests/lib/scenario.py" --list --images-root "$out" --work "$out/work" \
+		-k "$filter" > "$listing" 2> "$listing.err"; then
+		tally <<<"FAIL qemu/list: tests/lib/scenario.py --list failed: $(tr '\n' ' ' < "$listing.err")"
+	fi
+	[ -n "$boards" ] || boards=$(awk '{print $1}' "$listing" | sort -u | tr '\n' ' ')
 	built=""
 	for b in $boards; do
 		log="$out/$b.build.log"
@@ -100,8 +96,7 @@ if [ $unit_only = 0 ]; then
 				why=$(tail -n 1 "$log")
 				while read -r sb name; do
 					[ "$sb" = "$b" ] && tally <<<"SKIP qemu/$b/$name: $why"
-				done < <(python3 "$top/tests/lib/scenario.py" --list --images-root "$out" \
-					--work "$out/work" -k "$filter")
+				done < "$listing"
 				continue
 			fi
 			[ $rc = 0 ] || ok=0
@@ -119,11 +114,11 @@ if [ $unit_only = 0 ]; then
 	# ---- the same configuration builds the same images ---------------------------
 	for b in $built; do
 		case "$b" in *@*) continue ;; esac
-		tally < <("$top/tests/repro.sh" "$b" "$out/$b" "$out/repro-$b")
+		run_tallied "repro/$b" "$top/tests/repro.sh" "$b" "$out/$b" "$out/repro-$b"
 		break
 	done
 	# ---- the firmware-build recipes build strata through its make interface -------
-	tally < <("$top/tests/integration.sh" "$out/integration")
+	run_tallied integration "$top/tests/integration.sh" "$out/integration"
 	# ---- the runtime tool on the host: exit codes 0 ok / 1 error / 2 usage ----------
 	# Every run is under valgrind: the static musl binary as shipped (memcheck
 	# sees its stack but not its heap: there is no malloc to replace), and the
@@ -178,8 +173,10 @@ if [ $unit_only = 0 ]; then
 	# ---- QEMU scenarios -----------------------------------------------------------
 	if [ -n "$built" ]; then
 		rm -rf "$out/work"
-		tally < <(python3 "$top/tests/lib/scenario.py" --images-root "$out" --work "$out/work" \
-			--jobs "$jobs" -k "$filter" --boards "$built" | grep --line-buffered -v '^qemu: ')
+		announced=$(awk -v built=" $built " 'index(built, " " $1 " ")' "$listing" | wc -l)
+		run_tallied qemu --expect "$announced" bash -c 'set -o pipefail; python3 "$@" | { grep --line-buffered -v "^qemu: " || true; }' \
+			bash "$top/tests/lib/scenario.py" --images-root "$out" --work "$out/work" \
+			--jobs "$jobs" -k "$filter" --boards "$built"
 		# the fault campaign's table (tests/scenarios/faults.py), also in make report
 		if compgen -G "$out/work/*/*/*-row*.txt" >/dev/null; then
 			TEST_OUT="$out" "$top/tests/report.sh" --faults
@@ -187,5 +184,4 @@ if [ $unit_only = 0 ]; then
 	fi
 fi
 
-echo "$passed passed, $failed failed, $skipped skipped"
-[ $failed -eq 0 ]
+tally_summary

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 import traceback
 
@@ -114,11 +115,19 @@ class Context:
 
 
 def load_scenarios(directory):
+    """Imports every scenario file; returns [(file, error)] for those that do
+    not import (each a FAIL: a broken file must not make its scenarios vanish)."""
+    broken = []
     for path in sorted(glob.glob(os.path.join(directory, "*.py"))):
         name = os.path.splitext(os.path.basename(path))[0]
         spec = importlib.util.spec_from_file_location("scenario_" + name, path)
         mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
+        try:
+            spec.loader.exec_module(mod)
+        except Exception as e:  # noqa: BLE001 - any error of a scenario file is reported
+            detail = "".join(traceback.format_exception_only(type(e), e)).strip()
+            broken.append((os.path.basename(path), detail.replace("\n", " ")))
+    return broken
 
 
 # The other face of the emulator fault vm.py retries before /init: QEMU 7.2's
@@ -154,6 +163,12 @@ def run_one(sc, images_root, work_root):
     return status, sc, detail, secs
 
 
+# The contexts of the scenarios running now, so that one past its deadline
+# has its emulators stopped by the main thread.
+RUNNING = {}
+RUNNING_LOCK = threading.Lock()
+
+
 def run_attempt(sc, images_root, workdir):
     images = os.path.join(images_root, sc["board"], "images")
     os.makedirs(workdir, exist_ok=True)
@@ -163,6 +178,8 @@ def run_attempt(sc, images_root, workdir):
         if reason:
             return "SKIP", sc, reason, 0.0
     ctx = Context(sc["board"], images, workdir, sc["append"])
+    with RUNNING_LOCK:
+        RUNNING[id(sc)] = (ctx, time.monotonic())
     try:
         sc["fn"](ctx)
         return "PASS", sc, "", time.monotonic() - t0
@@ -173,6 +190,8 @@ def run_attempt(sc, images_root, workdir):
                      if "scenarios" in f.filename), "")
         return "FAIL", sc, f"{line} {detail}\n  logs: {workdir}", time.monotonic() - t0
     finally:
+        with RUNNING_LOCK:
+            RUNNING.pop(id(sc), None)
         ctx.cleanup()
 
 
@@ -185,27 +204,61 @@ def main(argv):
     ap.add_argument("-k", default="", help="regex on scenario names")
     ap.add_argument("--boards", default="", help="space-separated boards to run")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--scenarios", help="directory of scenario files (default tests/scenarios)",
+                    default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                         "scenarios"))
+    ap.add_argument("--timeout", type=float, default=1800,
+                    help="seconds a scenario may run before it is a FAIL")
     args = ap.parse_args(argv)
-    load_scenarios(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenarios"))
+    broken = load_scenarios(args.scenarios)
     boards = set(args.boards.split()) if args.boards else None
     todo = [s for s in SCENARIOS if (not boards or s["board"] in boards)
             and re.search(args.k, s["name"])]
     if args.list:
         for s in todo:
             print(s["board"], s["name"])
-        return 0
-    counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
-        futs = [ex.submit(run_one, s, args.images_root, args.work) for s in todo]
-        for f in concurrent.futures.as_completed(futs):
-            status, sc, detail, secs = f.result()
+        for f, detail in broken:
+            print("scenario file %s does not import: %s" % (f, detail), file=sys.stderr)
+        return 1 if broken else 0
+    counts = {"PASS": 0, "FAIL": len(broken), "SKIP": 0}
+    for f, detail in broken:
+        print("FAIL qemu/%s: does not import: %s" % (f, detail), flush=True)
+    ex = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)
+    futs = {ex.submit(run_one, s, args.images_root, args.work): s for s in todo}
+    pending = set(futs)
+    stuck = False
+    while pending:
+        done, pending = concurrent.futures.wait(
+            pending, timeout=1, return_when=concurrent.futures.FIRST_COMPLETED)
+        for f in done:
+            try:
+                status, sc, detail, secs = f.result()
+            except Exception as e:  # noqa: BLE001 - the runner's own failure is a FAIL too
+                status, sc, detail, secs = "FAIL", futs[f], "runner: %r" % e, 0.0
             counts[status] += 1
             msg = f"{status} qemu/{sc['board']}/{sc['name']} ({secs:.0f}s)"
             if detail:
                 msg += ": " + detail
             print(msg, flush=True)
-    print(f"qemu: {counts['PASS']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped")
-    return 1 if counts["FAIL"] else 0
+        now = time.monotonic()
+        for f in list(pending):
+            sc = futs[f]
+            with RUNNING_LOCK:
+                running = RUNNING.get(id(sc))
+            if running and now - running[1] > args.timeout:
+                pending.discard(f)
+                stuck = True
+                counts["FAIL"] += 1
+                print(f"FAIL qemu/{sc['board']}/{sc['name']}: did not finish within "
+                      f"{args.timeout:.0f}s; its emulators are stopped", flush=True)
+                running[0].cleanup()
+    print(f"qemu: {counts['PASS']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped",
+          flush=True)
+    rc = 1 if counts["FAIL"] else 0
+    if stuck:
+        os._exit(rc)  # a scenario's thread that never returns must not hold the suite
+    ex.shutdown(wait=True)
+    return rc
 
 
 if __name__ == "__main__":
