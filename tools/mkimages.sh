@@ -154,6 +154,9 @@ done
 
 # ---- flash images (board specific) -----------------------------------------
 step FLASH "$(basename "$BOARD_DIR")"
+# the board's flash.sh may add module parameters known only once the images
+# are laid out (NOR partitions' sizes): lines "MODULE PARAM..." in modules.flash
+rm -f "$BUILD/modules.flash"
 # ROOTFS_DIR: the tree, for boards that split it (mkverity)
 # (IMAGES, BUILD, MKVERITY, UPPER_FS: from the environment, as this script has them)
 ROOTFS_IMG="$IMAGES/rootfs.squashfs" ADDON_IMGS="${addon_imgs# }" ROOTFS_DIR="$rootfs" \
@@ -190,7 +193,16 @@ esac
 awk -v mods="$upper_mods" '$1 == "@upper" {
 	rest = $0; sub(/^[ \t]*@upper[ \t]*/, "", rest)
 	gsub(/\|/, "\n", mods); print mods (rest != "" ? " " rest : ""); next } 1' \
-	"$BOARD_DIR/modules" > "$BUILD/modules.board"
+	"$BOARD_DIR/modules" > "$BUILD/modules.board.in"
+if [ -f "$BUILD/modules.flash" ]; then
+	awk 'NR == FNR { add[$1] = substr($0, length($1) + 2); next }
+	$1 in add { print $0 " " add[$1]; delete add[$1]; next } 1
+	END { for (m in add) { print "mkimages: flash.sh gives parameters to module " m \
+		", which the board does not list" > "/dev/stderr"; exit 1 } }' \
+		"$BUILD/modules.flash" "$BUILD/modules.board.in" > "$BUILD/modules.board"
+else
+	mv "$BUILD/modules.board.in" "$BUILD/modules.board"
+fi
 # dm-verity layers: the verity target (dm-mod, dm-bufio and reed_solomon come as its dependencies)
 if [ "$VERITY" = y ] && [ "$VERITY_MODE" = dm-verity ]; then
 	echo dm_verity >> "$BUILD/modules.board"
@@ -209,6 +221,8 @@ list="$BUILD/initramfs.list"
 	echo "file /init $STRATA_BIN 0755 0 0"
 	echo "file /etc/strata/modules $initramfs/modules.list 0644 0 0"
 	echo "file /etc/strata/modules.dep $initramfs/modules.list.dep 0644 0 0"
+	[ ! -s "$initramfs/modules.list.builtin" ] ||
+		echo "file /etc/strata/modules.builtin $initramfs/modules.list.builtin 0644 0 0"
 	[ ! -s "$lowers" ] || echo "file /etc/strata/lowers $lowers 0644 0 0"
 	[ "$VERITY" != y ] || echo "file /etc/strata/manifest $IMAGES/manifest 0644 0 0"
 	# shellcheck disable=SC2012 # the build's own file names

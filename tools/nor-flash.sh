@@ -3,13 +3,16 @@
 # Flash images of the QEMU NOR boards, whose layouts differ only in where
 # their memory-mapped regions sit. Called by a board's flash.sh with
 # ROOTFS_IMG, ADDON_IMGS ("NAME=IMAGE ...") and IMAGES from tools/mkimages.sh
-# and ADDONS_BASE (the physical address of the add-on region) from the board.
+# and ROOTFS_BASE, ADDONS_BASE (the physical addresses of the two regions)
+# from the board. The phram declarations of every partition go to the init's
+# module list ($BUILD/modules.flash), not to the kernel command line: a
+# built-in phram keeps only the command line's last phram= (the user's own).
 # The rootfs partition is the first region (32 MiB; with ROOTFS_GROWS=y from
 # a board whose qemu.sh reads its size, as large as a larger root, rounded
 # up to a MiB, when there are no add-ons); add-on layers are partitions of
 # the second (16 MiB), which the board's qemu.sh declares to phram.
 set -eu
-: "${ADDONS_BASE:?}"
+: "${ROOTFS_BASE:?}" "${ADDONS_BASE:?}" "${BUILD:?}"
 ROOTFS_SIZE=33554432    # the rootfs partition
 DATA_SIZE=8388608       # rootfs_data: 64 erase blocks of 128 KiB
 LOG_SIZE=262144         # strata_log: 2 erase blocks
@@ -27,6 +30,7 @@ erased() { head -c "$1" /dev/zero | tr '\000' '\377'; }
 ADDONS_SIZE=16777216
 SECTOR=131072
 rm -f "$IMAGES/flash-addons.bin" "$IMAGES/flash-addons.phram"
+phram="phram=rootfs,$ROOTFS_BASE,$ROOTFS_SIZE,$SECTOR"
 if [ -n "${ADDON_IMGS:-}" ]; then
 	off=0
 	for entry in $ADDON_IMGS; do
@@ -38,9 +42,11 @@ if [ -n "${ADDON_IMGS:-}" ]; then
 		fi
 		{ cat "$img"; erased $((len - $(stat -c %s "$img"))); } >> "$IMAGES/flash-addons.bin"
 		echo "$name,$((ADDONS_BASE + off)),$len,$SECTOR" >> "$IMAGES/flash-addons.phram"
+		phram="$phram phram=$name,$((ADDONS_BASE + off)),$len,$SECTOR"
 		off=$((off + len))
 	done
 fi
+echo "phram $phram" > "$BUILD/modules.flash"
 # the data flash is the device's persistent state: written only when absent
 # (make flash-erase starts over)
 [ -f "$IMAGES/flash-data.bin" ] || erased "$DATA_SIZE" > "$IMAGES/flash-data.bin"

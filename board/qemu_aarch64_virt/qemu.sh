@@ -10,8 +10,7 @@ board_qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57 -smp 2 -m 512 -nographic
 	-drive "file=$here/flash-data.bin,if=virtio,format=raw"
 	-drive "file=$here/flash-log.bin,if=virtio,format=raw")
 board_cmdline='console=ttyAMA0 quiet panic=-1 mem=448M'
-# add-on layers: a second NOR region, one phram partition each
-if [ -f "$here/flash-addons.phram" ]; then
+# add-on layers: a second NOR region (its phram partitions: modules)
+if [ -f "$here/flash-addons.bin" ]; then
 	board_qemu+=(-device "loader,file=$here/flash-addons.bin,addr=0x5e000000,force-raw=on")
-	while read -r part; do board_cmdline+=" phram.phram=$part"; done < "$here/flash-addons.phram"
 fi

@@ -2,7 +2,7 @@
 # QEMU line of qemu_x86_64_nor, sourced by start-qemu.sh with $here set to
 # the images directory. The NOR image sits in RAM reserved by memmap= at
 # 192 MiB, as large as flash-rootfs.bin (32 MiB, or a larger root's size
-# without add-ons: flash.sh), declared to phram here.
+# without add-ons: flash.sh); the init declares it to phram (modules).
 root_bytes=$(stat -L -c %s "$here/flash-rootfs.bin")
 mem=$(((0xc000000 + root_bytes) / 1048576 + 32))
 [ "$mem" -ge 256 ] || mem=256
@@ -12,10 +12,8 @@ board_qemu=(qemu-system-x86_64 -M pc -smp 2 -m "$mem" -nographic -no-user-config
 	-drive "file=$here/flash-data.bin,if=virtio,format=raw"
 	-drive "file=$here/flash-log.bin,if=virtio,format=raw")
 board_cmdline="console=ttyS0 quiet panic=-1 memmap=$((root_bytes / 1048576))M\$0xc000000"
-board_cmdline+=" phram.phram=rootfs,201326592,$root_bytes,131072"
-# add-on layers: a second NOR region, one phram partition each
-if [ -f "$here/flash-addons.phram" ]; then
+# add-on layers: a second NOR region (its phram partitions: modules)
+if [ -f "$here/flash-addons.bin" ]; then
 	board_qemu+=(-device "loader,file=$here/flash-addons.bin,addr=0xe000000,force-raw=on")
 	board_cmdline+=' memmap=16M$0xe000000'
-	while read -r part; do board_cmdline+=" phram.phram=$part"; done < "$here/flash-addons.phram"
 fi

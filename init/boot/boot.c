@@ -146,8 +146,13 @@ static void modules_start(struct strata_ctx *ctx)
 	if (!deps[0])
 		for (size_t i = 1; i < plan->n; i++)
 			plan->e[i].deps = (UINT64_C(1) << i) - 1;
+	/* the kernel has applied the command line's parameters of its built-in modules */
+	static char builtin[2048];
+	if (read_file(STRATA_MODULE_BUILTIN, builtin, sizeof(builtin)) > 0)
+		modplan_mark_builtin(plan, builtin);
+	plan->builtin_apply = builtin_params_apply;
 	for (size_t i = 0; i < plan->n; i++)
-		if (cmdline_module_params(ctx->cmdline, plan->e[i].name, plan->e[i].params,
+		if (!plan->e[i].builtin && cmdline_module_params(ctx->cmdline, plan->e[i].name, plan->e[i].params,
 					  sizeof(plan->e[i].params)) < 0)
 			log_warn("parameters for module %s from the command line are too long; "
 				 "some are ignored",
@@ -175,7 +180,10 @@ static void modules_finish(struct strata_ctx *ctx)
 	bootrec_phase_add(&ctx->rec, "modules", mods.start_ns, modules_done_ns());
 	for (size_t i = 0; i < mods.plan.n; i++) {
 		const struct modplan_entry *e = &mods.plan.e[i];
-		if (e->state == MOD_FAILED)
+		if (e->state == MOD_FAILED && e->builtin)
+			log_error_errno(e->err, "cannot apply %s to built-in module %s: %m",
+					e->params, e->name);
+		else if (e->state == MOD_FAILED)
 			log_error_errno(e->err, "cannot load module %s%s%s: %m", e->name,
 					e->params[0] ? " " : "", e->params);
 		else if (e->state == MOD_SKIPPED)

@@ -106,6 +106,13 @@ void dmverity_unmap(const char *name);
 /* Marks the manifest's entry for name (if any) as a layer of this board, and returns it. */
 const struct manifest_layer *verity_claim(struct strata_ctx *ctx, const char *name);
 
+/* kparams.c */
+/*
+ * Applies the board's parameters of a module built into the kernel (at run
+ * time, through sysfs or UBI's control device). Returns 0 or -errno.
+ */
+int builtin_params_apply(const char *module, const char *params);
+
 /* switchroot.c */
 /* 0 when '/' is ramfs or tmpfs (the initramfs), -EINVAL when not, -errno; *fstype: its type. */
 int root_is_initramfs(uint64_t *fstype);

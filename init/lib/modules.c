@@ -162,6 +162,51 @@ int modplan_parse(struct modplan *plan, const char *list, const char *deps,
 	return 0;
 }
 
+void modplan_mark_builtin(struct modplan *plan, const char *text)
+{
+	for (const char *p = text; p && *p;) {
+		size_t len = strcspn(p, "\n");
+		int i = len ? plan_index(plan, p, len) : -1;
+		if (i >= 0)
+			plan->e[i].builtin = 1;
+		p += len + (p[len] ? 1 : 0);
+	}
+}
+
+int modparam_next(const char **cursor, char *key, size_t keylen, char *val, size_t vallen)
+{
+	const char *p = *cursor;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p) {
+		*cursor = p;
+		return 0;
+	}
+	size_t k = 0, v = 0;
+	bool quoted = false, in_val = false;
+	for (; *p && (quoted || (*p != ' ' && *p != '\t')); p++) {
+		if (*p == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (!in_val && *p == '=') {
+			in_val = true;
+			continue;
+		}
+		char *buf = in_val ? val : key;
+		size_t *n = in_val ? &v : &k, cap = in_val ? vallen : keylen;
+		if (*n + 1 >= cap) {
+			*cursor = p + strcspn(p, " \t");
+			return -ENAMETOOLONG;
+		}
+		buf[(*n)++] = *p;
+	}
+	key[k] = '\0';
+	val[v] = '\0';
+	*cursor = p;
+	return 1;
+}
+
 int modplan_next(struct modplan *plan)
 {
 	bool left = false;
@@ -217,7 +262,9 @@ static void *loader_thread(void *arg)
 		struct modplan_entry *e = &plan->e[i];
 		pthread_mutex_unlock(&plan->lock);
 		uint64_t t0 = now_boottime_ns();
-		int r = module_load(ld->dir, e->name, e->params);
+		int r = !e->builtin              ? module_load(ld->dir, e->name, e->params)
+			: plan->builtin_apply ? plan->builtin_apply(e->name, e->params)
+					      : 0;
 		uint64_t t1 = now_boottime_ns();
 		pthread_mutex_lock(&plan->lock);
 		e->ns = t1 - t0;

@@ -18,6 +18,7 @@ struct modplan_entry {
 	enum mod_state state;
 	int err;     /* -errno when FAILED; for SKIPPED, the index of the failed dependency */
 	uint64_t ns; /* time finit_module took */
+	int builtin;  /* built into the kernel: its parameters are applied, nothing loaded */
 };
 
 /* The board's module list with dependencies: loaded in parallel, in dependency order. */
@@ -26,6 +27,8 @@ struct modplan {
 	size_t n;
 	pthread_mutex_t lock; /* the states, while modplan_run loads */
 	pthread_cond_t changed;
+	/* applies a built-in module's parameters; NULL: nothing to do for them */
+	int (*builtin_apply)(const char *name, const char *params);
 };
 
 /*
@@ -48,6 +51,19 @@ int module_load(const char *dir, const char *name, const char *params);
  */
 int modplan_parse(struct modplan *plan, const char *list, const char *deps,
 		  void (*report)(void *arg, unsigned line, int err), void *arg);
+
+/*
+ * Marks the entries named in text (one name per line, the kernel's
+ * modules.builtin reduced to names) as built into the kernel.
+ */
+void modplan_mark_builtin(struct modplan *plan, const char *text);
+
+/*
+ * Next "key=value" word of a parameter string as the kernel splits it
+ * (double quotes may hold spaces and are dropped). Returns 1 with key and
+ * value filled (value empty for a bare key), 0 at the end, -ENAMETOOLONG.
+ */
+int modparam_next(const char **cursor, char *key, size_t keylen, char *val, size_t vallen);
 
 /*
  * Picks the next entry whose dependencies are all loaded and marks it

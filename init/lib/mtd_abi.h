@@ -50,4 +50,16 @@ struct ubi_blkcreate_req {
 };
 #define UBI_IOCVOLCRBLK _IOW('O', 7, struct ubi_blkcreate_req)
 
+#define UBI_DEV_NUM_AUTO (-1)
+struct ubi_attach_req {
+	int32_t ubi_num;
+	int32_t mtd_num;
+	int32_t vid_hdr_offset;
+	int16_t max_beb_per1024;
+	int8_t disable_fm;
+	int8_t need_resv_pool;
+	int8_t padding[8];
+};
+#define UBI_IOCATT _IOW('o', 64, struct ubi_attach_req)
+
 #endif

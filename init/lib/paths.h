@@ -16,6 +16,7 @@
 #define STRATA_NEWROOT "/newroot"
 #define STRATA_MODULE_LIST "/etc/strata/modules"
 #define STRATA_MODULE_DEPS "/etc/strata/modules.dep"
+#define STRATA_MODULE_BUILTIN "/etc/strata/modules.builtin" /* names built into the kernel */
 #define STRATA_MODULE_DIR "/lib/modules"
 
 #endif

@@ -13,6 +13,7 @@ import time
 from scenario import scenario
 
 NOR = "qemu_x86_64_nor"
+MODULAR = "qemu_x86_64_nor@modular"  # Debian's kernel package, modules in the initramfs
 NAND = "qemu_x86_64_nand"
 FILES = 8  # files replaced atomically in each round of the write workload
 
@@ -223,7 +224,7 @@ def initramfs_without(dev, module):
         f.write(gzip.compress(bytes(out), 1))  # the kernel tells gzip by its magic
 
 
-@scenario(NOR)
+@scenario(MODULAR)
 def fault_missing_module_is_named(ctx):
     # an initramfs without jffs2: the init names the module, the upper cannot
     # be mounted, and strata.degraded=tmpfs (the default) boots volatile

@@ -419,6 +419,35 @@ static void modplan_limits(void)
 	CHECK(p.n == 1 && bad == 1);
 }
 
+static void builtin_modules_and_their_parameters(void)
+{
+	static struct modplan p;
+	CHECK(modplan_parse(&p, "virtio_blk\nblock2mtd a=1 a=2\nsquashfs\n", NULL, NULL, NULL) == 0);
+	modplan_mark_builtin(&p, "squashfs\nblock2mtd\nunlisted\n");
+	CHECK(!p.e[0].builtin && p.e[1].builtin && p.e[2].builtin);
+
+	char key[16], val[32];
+	const char *c = "block2mtd=/dev/vda,131072,rootfs_data  bare \"q=a b\" k=\"x y\"";
+	CHECK(modparam_next(&c, key, sizeof(key), val, sizeof(val)) == 1);
+	CHECK_STR(key, "block2mtd");
+	CHECK_STR(val, "/dev/vda,131072,rootfs_data");
+	CHECK(modparam_next(&c, key, sizeof(key), val, sizeof(val)) == 1);
+	CHECK_STR(key, "bare");
+	CHECK_STR(val, "");
+	CHECK(modparam_next(&c, key, sizeof(key), val, sizeof(val)) == 1);
+	CHECK_STR(key, "q");
+	CHECK_STR(val, "a b");
+	CHECK(modparam_next(&c, key, sizeof(key), val, sizeof(val)) == 1);
+	CHECK_STR(key, "k");
+	CHECK_STR(val, "x y");
+	CHECK(modparam_next(&c, key, sizeof(key), val, sizeof(val)) == 0);
+	/* too long: an error, and the next word is still found */
+	c = "k=0123456789012345678901234567890123456789 ok=1";
+	CHECK(modparam_next(&c, key, sizeof(key), val, sizeof(val)) == -ENAMETOOLONG);
+	CHECK(modparam_next(&c, key, sizeof(key), val, sizeof(val)) == 1);
+	CHECK_STR(key, "ok");
+}
+
 static void flash_contents_are_told_apart(void)
 {
 	static unsigned char b[FLASHID_BYTES];
@@ -482,6 +511,7 @@ int main(void)
 	RUN(modplan_orders_by_dependency);
 	RUN(modplan_wait_for_one);
 	RUN(modplan_limits);
+	RUN(builtin_modules_and_their_parameters);
 	RUN(flash_contents_are_told_apart);
 	RUN(outcome_record_round_trips);
 	return UNIT_EXIT();

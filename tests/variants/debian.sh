@@ -88,5 +88,7 @@ ln -sf ../console-shell.service "$tree/etc/systemd/system/multi-user.target.want
 tar -C "$tree" --sort=name --numeric-owner --mtime=@0 -cf "$dir/rootfs.tar" .
 rm -rf "$tree"
 echo "ROOTFS=$dir/rootfs.tar"
+# systemd wants what a distribution kernel has (cgroups, autofs, namespaces)
+echo "KERNEL=modular"
 # systemd's console is the kernel's; the test root's busybox overlay stays out
 echo "CONFIG_STRATA_ROOTFS_OVERLAYS="
