@@ -15,6 +15,7 @@
 #
 # Variables: O=DIR (default output), V=1, CROSS_COMPILE=prefix-, DL_DIR=DIR,
 #   ROOTFS=DIR|TARBALL, ADDONS="DIR|TARBALL[:optional] ...", KERNEL_DIR=DIR,
+#   KERNEL=board|modular (the board's own kernel, or Debian's with modules),
 #   TEST_OUT=DIR (tests' output, default output/test)
 
 # override: build systems that call this Makefile have a TOPDIR of their own
@@ -57,6 +58,8 @@ DEB_ARCH_x86_64 := amd64
 DEB_ARCH_aarch64 := arm64
 KERNEL_ARCH_x86_64 := x86
 KERNEL_ARCH_aarch64 := arm64
+KERNEL_IMAGE_x86_64 := bzImage
+KERNEL_IMAGE_aarch64 := Image
 QEMU_PKG_x86_64 := qemu-system-x86
 QEMU_PKG_aarch64 := qemu-system-arm
 BOARD_ARCH ?= $(HOST_ARCH)
@@ -84,12 +87,6 @@ HOSTCC ?= gcc
 cross_arch := $(patsubst %-linux-musl-,%,$(filter %-linux-musl-,$(CROSS_COMPILE)))
 BOARD_DEPS := $(QEMU_PKG_$(BOARD_ARCH)) $(if $(cross_arch),gcc-$(cross_arch)-linux-gnu \
 	musl-dev:$(or $(DEB_ARCH_$(cross_arch)),$(cross_arch)))
-# Kernel modules the board's kernel package lacks are built from the same
-# version's linux-source with the GNU cross compiler.
-ifneq ($(BOARD_KERNEL_EXTRA_MODULES),)
-BOARD_DEPS += $(if $(filter-out $(HOST_ARCH),$(BOARD_ARCH)),gcc-$(BOARD_ARCH)-linux-gnu,gcc)
-endif
-
 # init/lib: pure code, host-tested and fuzzed; init/boot: PID 1's phases;
 # init/cmd: the runtime commands; init/main.c dispatches (README, Layout)
 INIT_DIRS := lib boot cmd
@@ -106,14 +103,38 @@ TARGET_CFLAGS := -std=gnu11 -Os -flto=auto -pthread $(WARNINGS) -static -fno-asy
 	-Wl,-z,noseparate-code -Wl,-z,norelro -Wl,-z,common-page-size=64 -fno-stack-protector \
 	-DSTRATA_VERSION='"$(VERSION)"' -include $(BUILD)/strata_config.h $(INIT_INCLUDES)
 
-# KERNEL_DIR=DIR on the command line: a firmware build's own kernel, DIR
-# holding lib/modules/<release>/ (modules_install INSTALL_MOD_PATH=DIR) and
-# optionally the kernel image as DIR/kernel; nothing is downloaded then.
+# The kernel. KERNEL_DIR=DIR on the command line: a firmware build's own,
+# DIR holding lib/modules/<release>/ (modules_install INSTALL_MOD_PATH=DIR)
+# or modules.builtin (every listed module built in), and optionally the
+# kernel image as DIR/kernel; nothing is built or downloaded then.
+# Otherwise KERNEL=board (the default where the board has a kernel.config):
+# built from Debian's linux-source with that fragment, everything built in,
+# kept in a cache outside the tree (tools/mkkernel.sh); KERNEL=modular:
+# Debian's kernel image package (BOARD_KERNEL_PKG), the board's modules
+# loaded by the init.
+BOARD_KERNEL_CONFIG ?= $(wildcard $(BOARD_DIR)/kernel.config)
+KERNEL_FRAGMENTS := $(TOPDIR)/board/kernel.config $(BOARD_KERNEL_CONFIG)
+KERNEL ?= $(if $(BOARD_KERNEL_CONFIG),board,modular)
 ifeq ($(origin KERNEL_DIR),command line)
 KERNEL_STAMP :=
-else
+else ifeq ($(KERNEL),board)
+ifeq ($(BOARD_KERNEL_CONFIG),)
+$(error KERNEL=board: board $(BOARD) has no kernel.config)
+endif
+KERNEL_DIR := $(BUILD)/kernel
+KERNEL_STAMP := $(BUILD)/kernel.stamp
+BOARD_DEPS += linux-source-6.12 bc bison flex libelf-dev libssl-dev \
+	$(if $(filter-out $(HOST_ARCH),$(BOARD_ARCH)),gcc-$(BOARD_ARCH)-linux-gnu,gcc)
+else ifeq ($(KERNEL),modular)
 KERNEL_DIR := $(DL_DIR)/$(subst :,-,$(BOARD_KERNEL_PKG))
 KERNEL_STAMP := $(KERNEL_DIR)/.complete
+# Kernel modules the board's kernel package lacks are built from the same
+# version's linux-source with the GNU cross compiler.
+ifneq ($(BOARD_KERNEL_EXTRA_MODULES),)
+BOARD_DEPS += $(if $(filter-out $(HOST_ARCH),$(BOARD_ARCH)),gcc-$(BOARD_ARCH)-linux-gnu,gcc)
+endif
+else
+$(error KERNEL=$(KERNEL): expects board or modular)
 endif
 
 # A board of another architecture gets its busybox from Debian's package for
@@ -135,7 +156,7 @@ print-includes:
 	@echo $(INIT_INCLUDES)
 
 help:
-	$(Q)sed -n '2,19s/^# \{0,1\}//p' $(TOPDIR)/Makefile
+	$(Q)sed -n '2,20s/^# \{0,1\}//p' $(TOPDIR)/Makefile
 
 # SKIP_DEPS=1: a firmware build provides the host tools itself (README)
 deps:
@@ -230,11 +251,20 @@ $(BUILD)/mkverity: $(TOPDIR)/tools/mkverity.c
 	$(Q)mkdir -p $(BUILD)
 	$(Q)$(HOSTCC) -O2 $(WARNINGS) -o $@ $< -lfsverity
 
+ifeq ($(KERNEL),board)
+# checked on every build (a hash of the fragment): a changed fragment, or
+# another board's, links another cached kernel
+$(KERNEL_STAMP): FORCE
+	$(Q)CROSS_COMPILE=$(if $(filter-out $(HOST_ARCH),$(BOARD_ARCH)),$(BOARD_ARCH)-linux-gnu-) \
+		$(TOPDIR)/tools/mkkernel.sh $(KERNEL_ARCH_$(BOARD_ARCH)) $(KERNEL_IMAGE_$(BOARD_ARCH)) \
+		$(KERNEL_DIR) $(KERNEL_FRAGMENTS)
+else
 $(KERNEL_STAMP):
 	$(Q)KERNEL_ARCH=$(KERNEL_ARCH_$(BOARD_ARCH)) \
 		KERNEL_CROSS=$(if $(filter-out $(HOST_ARCH),$(BOARD_ARCH)),$(BOARD_ARCH)-linux-gnu-) \
 		$(TOPDIR)/tools/fetch-kernel.sh $(BOARD_KERNEL_PKG) $(BOARD_DEB_ARCH) $(KERNEL_DIR) \
 		$(BOARD_KERNEL_EXTRA_MODULES)
+endif
 
 ifneq ($(BOARD_BUSYBOX_PKG),)
 $(BOARD_BUSYBOX):

@@ -14,6 +14,15 @@ while read -r mod params; do
 	# as the initramfs stores it: plain (the reference) or .ko.xz
 	ko=/lib/modules/$mod.ko
 	[ -e "$ko" ] || ko=$ko.xz
+	if [ ! -e "$ko" ]; then
+		# built into the board kernel (which applied the command line's
+		# parameters itself): the list's parameters through sysfs
+		for p in $params; do
+			case "$p" in after:*) continue ;; esac
+			echo "${p#*=}" > "/sys/module/$mod/parameters/${p%%=*}"
+		done
+		continue
+	fi
 	# and what the kernel command line gives it ("phram.phram=..."), as modprobe does
 	# shellcheck disable=SC2013 # the command line is words
 	for arg in $(cat /proc/cmdline); do

@@ -66,11 +66,14 @@ else
 	rc=1
 fi
 
-# every shell script git knows, by its #! line (tools/start-qemu.sh.in included)
+# every shell script git knows, by its #! line (tools/start-qemu.sh.in
+# included) or, for a sourced file, its "# shellcheck shell=" directive;
+# files they source are followed (-x)
 mapfile -t scripts < <(git ls-files | while read -r f; do
-	[ -f "$f" ] && head -c 32 "$f" | grep -q '^#!.*sh' && echo "$f"
+	[ -f "$f" ] && [ ! -L "$f" ] && { head -c 32 "$f" | grep -q '^#!.*sh' ||
+		head -n 3 "$f" | grep -q '^# shellcheck shell='; } && echo "$f"
 done)
-if shellcheck -f gcc "${scripts[@]}" > "$out/shellcheck.txt" 2>&1; then
+if shellcheck -x -f gcc "${scripts[@]}" > "$out/shellcheck.txt" 2>&1; then
 	echo "PASS lint/shellcheck (${#scripts[@]} scripts)"
 else
 	echo "FAIL lint/shellcheck: $(grep -c ': \(error\|warning\|note\|style\):' "$out/shellcheck.txt") findings (log: $out/shellcheck.txt)"

@@ -152,7 +152,8 @@ static void modules_start(struct strata_ctx *ctx)
 		modplan_mark_builtin(plan, builtin);
 	plan->builtin_apply = builtin_params_apply;
 	for (size_t i = 0; i < plan->n; i++)
-		if (!plan->e[i].builtin && cmdline_module_params(ctx->cmdline, plan->e[i].name, plan->e[i].params,
+		if (!plan->e[i].builtin &&
+		    cmdline_module_params(ctx->cmdline, plan->e[i].name, plan->e[i].params,
 					  sizeof(plan->e[i].params)) < 0)
 			log_warn("parameters for module %s from the command line are too long; "
 				 "some are ignored",

@@ -41,7 +41,7 @@ static int ubi_attach_param(const char *val)
 	int mtd = number(name);
 	if (mtd < 0) {
 		static char table[4096];
-		struct mtd_part part;
+		struct mtd_part part = {0};
 		if (read_file("/proc/mtd", table, sizeof(table)) < 0)
 			table[0] = '\0';
 		int r = mtd_find(table, name, &part);

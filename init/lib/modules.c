@@ -262,7 +262,7 @@ static void *loader_thread(void *arg)
 		struct modplan_entry *e = &plan->e[i];
 		pthread_mutex_unlock(&plan->lock);
 		uint64_t t0 = now_boottime_ns();
-		int r = !e->builtin              ? module_load(ld->dir, e->name, e->params)
+		int r = !e->builtin	      ? module_load(ld->dir, e->name, e->params)
 			: plan->builtin_apply ? plan->builtin_apply(e->name, e->params)
 					      : 0;
 		uint64_t t1 = now_boottime_ns();

@@ -18,7 +18,7 @@ struct modplan_entry {
 	enum mod_state state;
 	int err;     /* -errno when FAILED; for SKIPPED, the index of the failed dependency */
 	uint64_t ns; /* time finit_module took */
-	int builtin;  /* built into the kernel: its parameters are applied, nothing loaded */
+	int builtin; /* built into the kernel: its parameters are applied, nothing loaded */
 };
 
 /* The board's module list with dependencies: loaded in parallel, in dependency order. */

@@ -15,9 +15,18 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vm import Machine  # noqa: E402
+from vm import VM, Machine  # noqa: E402
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def kmsg_at(dmesg, key):
+    """the kernel's timestamp (ms) of the first line starting with key"""
+    for line in dmesg.splitlines():
+        m = re.match(r"\[\s*(\d+\.\d+)\] (.*)", line)
+        if m and m.group(2).startswith(key):
+            return float(m.group(1)) * 1000.0
+    raise KeyError(key)
 
 
 def kmsg_interval(dmesg, start, end):
@@ -79,6 +88,7 @@ def boot_once(kind, images, work, keep=False):
             rec = json.loads(vm.out("cat /run/strata/boot.json"))
             r = {"ms": (rec["exec_ns"] - rec["init_start_ns"]) / 1e6,
                     "kmsg_ms": kmsg_interval(dmesg, "strata: starting", "strata: exec"),
+                    "kernel_ms": kmsg_at(dmesg, "strata: starting"),
                     "cpu_ms": rec["cpu_ns"] / 1e6, "user_ms": rec["cpu_user_ns"] / 1e6,
                     "sys_ms": rec["cpu_sys_ns"] / 1e6, "rss_kb": rec["maxrss_kb"],
                     "verity_ms": sum(v["ns"] for v in rec.get("verity", [])) / 1e6,
@@ -88,7 +98,8 @@ def boot_once(kind, images, work, keep=False):
             if keep:
                 r["vm"], vm = vm, None
             return r
-        return {"kmsg_ms": kmsg_interval(dmesg, "preinit: start", "preinit: exec")}
+        return {"kmsg_ms": kmsg_interval(dmesg, "preinit: start", "preinit: exec"),
+                "kernel_ms": kmsg_at(dmesg, "preinit: start")}
     finally:
         if vm:
             vm.kill()
@@ -204,7 +215,7 @@ def stack_bench(args, images):
     return rows, runs
 
 
-def build(o, board, config=()):
+def build_images(o, board, config=()):
     """make BOARD_defconfig, then make all with CONFIG_...=VALUE settings on the command
     line (as the test variants do), in O=o: returns o/images"""
     subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, board + "_defconfig"])
@@ -249,7 +260,7 @@ def size_bench(args, board):
         tree = blob_tree(os.path.join(args.out, "blob-%d" % mib, "tree"), mib)
         for mode in ("digest", "dm-verity"):
             o = os.path.join(args.out, "%s-%dmib-%s" % (board, mib, mode))
-            images[(mib, mode)] = build(o, board, [
+            images[(mib, mode)] = build_images(o, board, [
                 "CONFIG_STRATA_MODULES_XZ=", "CONFIG_STRATA_VERITY_MODE=" + mode,
                 "CONFIG_STRATA_ROOTFS_OVERLAYS=overlays/rootfs " + tree])
         o = os.path.join(args.out, "%s-%dmib-digest" % (board, mib))
@@ -346,6 +357,112 @@ def digest_bench(args):
     return rows, {"seconds": runs, "threads": cpus, "mib": args.digest_mib, "sha256": impl}
 
 
+OPENWRT_ROOTFS = os.environ.get("OPENWRT_ROOTFS", os.path.join(
+    TOP, "..", "shared", "openwrt", "openwrt-18.06.4-x86-64-generic-rootfs.tar.gz"))
+CONSOLE = "Please press Enter to activate this console"
+
+
+def fstools_images(o, strata_images, tarball):
+    """OpenWrt's own boot of the same root on the same flash and kernel: the
+    release's root as it is (fstools' mount_root, not strata's) in the NOR's
+    squashfs, made as strata's build makes it (xz), and no initramfs: the
+    kernel mounts the squashfs (root=/dev/mtdblock0), procd's preinit runs
+    mount_root on rootfs_data (the same block2mtd partition)."""
+    out, tree = os.path.join(o, "images-fstools"), os.path.join(o, "fstools-tree")
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.rmtree(tree, ignore_errors=True)
+    os.makedirs(out)
+    os.makedirs(tree)
+    subprocess.check_call(["tar", "-xzf", tarball, "-C", tree, "--numeric-owner"])
+    img = os.path.join(o, "fstools.squashfs")
+    subprocess.check_call(["mksquashfs", tree, img, "-noappend", "-comp", "xz", "-quiet"],
+                          stdout=subprocess.DEVNULL)
+    flash = os.path.getsize(os.path.join(strata_images, "flash-rootfs.bin"))
+    size = os.path.getsize(img)
+    assert size <= flash, (size, flash)
+    with open(os.path.join(out, "flash-rootfs.bin"), "wb") as f:
+        f.write(open(img, "rb").read() + b"\xff" * (flash - size))
+    for name in ("kernel", "flash-data.bin", "flash-log.bin"):
+        os.symlink(os.path.join(strata_images, name), os.path.join(out, name))
+    script = open(os.path.join(strata_images, "start-qemu.sh")).read()
+    addr = int(re.search(r"flash-rootfs\.bin,addr=(0x[0-9a-f]+)", script).group(1), 16)
+    script = script.replace(' -initrd "$initramfs"', "")
+    script = script.replace('exec "${board_qemu[@]}"',
+                            'board_cmdline+=" root=/dev/mtdblock0 rootfstype=squashfs '
+                            'phram.phram=rootfs,%d,%d,131072 '
+                            'block2mtd.block2mtd=/dev/vda,131072,rootfs_data"\n'
+                            'exec "${board_qemu[@]}"' % (addr, flash), 1)
+    assert "root=/dev/mtdblock0" in script
+    open(os.path.join(out, "start-qemu.sh"), "w").write(script)
+    os.chmod(os.path.join(out, "start-qemu.sh"), 0o755)
+    return out
+
+
+def console_boot(dev, n):
+    """Boots dev to procd's console; returns (ms from the kernel's clock start to the
+    console line, dmesg). The console's shell is the askfirst process itself (it
+    execs login.sh, which execs ash): its start time is the line's time."""
+    vm = VM(dev.path("start-qemu.sh"), os.path.join(dev.workdir, "console-%d.log" % n))
+    try:
+        vm.expect(CONSOLE, 240)
+        vm.send("\n")
+        vm.wait_shell(60)
+        ticks, hz = vm.out("cut -d' ' -f22 /proc/$$/stat; getconf CLK_TCK 2>/dev/null || "
+                           "echo 100").split()
+        ms = int(ticks) * 1000.0 / int(hz)
+        dmesg = vm.out("dmesg")
+        # "- init complete -": the end of procd's boot; poweroff only after it
+        vm.sh("i=0; while ! logread | grep -q -- '- init complete -' && [ $i -lt 120 ]; do "
+              "sleep 1; i=$((i+1)); done", timeout=150)
+        vm.poweroff(120)
+        return ms, dmesg
+    finally:
+        vm.kill()
+
+
+def openwrt_bench(args, board_images):
+    """OpenWrt 18.06.4 booted the OpenWrt way (fstools) and through strata (verification
+    on), same flash, same board kernel: time to procd's console, first and second boot."""
+    tarball = os.path.abspath(OPENWRT_ROOTFS)
+    if not os.path.exists(tarball):
+        return [("OpenWrt incumbent", "skipped", "no %s (set OPENWRT_ROOTFS)" % tarball)], {}
+    o = os.path.join(args.out, args.board + "-openwrt")
+    strata = build_images(o, args.board, ["ROOTFS=" + tarball, "CONFIG_STRATA_ROOTFS_OVERLAYS="])
+    fstools = fstools_images(o, strata, tarball)
+    runs = {}
+    for i in range(args.openwrt_boots):
+        for kind, images in (("fstools", fstools), ("strata", strata)):
+            work = os.path.join(o, "bench-work", "%s-%d" % (kind, i))
+            shutil.rmtree(work, ignore_errors=True)
+            dev = Machine(images, work)
+            # the image builders' end-of-image marker: rootfs_data to be formatted
+            with open(dev.path("flash-data.bin"), "r+b") as f:
+                f.write(b"\xde\xad\xc0\xde")
+            for boot in ("first", "second"):
+                ms, dmesg = console_boot(dev, 1 if boot == "first" else 2)
+                init = "Run /init as init process" if kind == "strata" else \
+                    "Run /sbin/init as init process"
+                r = {"console_ms": ms, "kernel_ms": kmsg_at(dmesg, init)}
+                if kind == "strata":
+                    r["assembly_ms"] = kmsg_interval(dmesg, "strata: starting", "strata: exec")
+                runs.setdefault("%s-%s" % (kind, boot), []).append(r)
+    med = lambda key, k: statistics.median(r[k] for r in runs[key])  # noqa: E731
+    rows = [("OpenWrt incumbent", "18.06.4 x86-64",
+             "%s, board kernel; medians of %d boots each; ms from the kernel's clock start "
+             "to \"%s\"" % (args.board, args.openwrt_boots, CONSOLE))]
+    for boot in ("first", "second"):
+        f, st = med("fstools-" + boot, "console_ms"), med("strata-" + boot, "console_ms")
+        rows.append(("OpenWrt %s boot, fstools (OpenWrt's own)" % boot, "%.0f ms" % f,
+                     "kernel until /sbin/init %.0f ms (it mounts the squashfs), then "
+                     "procd, preinit, mount_root, rc.d" % med("fstools-" + boot, "kernel_ms")))
+        rows.append(("OpenWrt %s boot, through strata" % boot, "%.0f ms" % st,
+                     "ratio %.2f (target <= 1.0); kernel until /init %.0f ms, strata %.0f ms "
+                     "(verifying the root), then procd" % (
+                         st / f, med("strata-" + boot, "kernel_ms"),
+                         med("strata-" + boot, "assembly_ms"))))
+    return rows, runs
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -358,7 +475,10 @@ def main():
     ap.add_argument("--stack-runs", type=int, default=5, help="0 skips the stack figures")
     ap.add_argument("--size-boots", type=int, default=3,
                     help="boots per root size and mode; 0 skips the size figures")
-    ap.add_argument("--only", choices=("stack", "size"), help="only these figures (quick)")
+    ap.add_argument("--openwrt-boots", type=int, default=5,
+                    help="boots of each OpenWrt boot kind; 0 skips the incumbent figures")
+    ap.add_argument("--only", choices=("stack", "size", "openwrt"),
+                    help="only these figures (quick)")
     args = ap.parse_args()
     o = os.path.join(args.out, args.board)
     subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, args.board + "_defconfig"])
@@ -366,28 +486,24 @@ def main():
     images, build = os.path.join(o, "images"), os.path.join(o, "build")
     if args.only:
         rows, runs = (stack_bench(args, images) if args.only == "stack"
+                      else openwrt_bench(args, images) if args.only == "openwrt"
                       else size_bench(args, args.board))
         w = max(len(r[0]) for r in rows)
         sys.stdout.write("\n".join("%-*s  %-14s %s" % (w, a, b, c) for a, b, c in rows) + "\n")
         return
-    # strata with the modules as Debian ships them (.ko.xz); the board's default may be .ko
-    o_xz = o + "-xz"
-    subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o_xz, args.board + "_defconfig"])
-    subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o_xz, "all",
-                           "CONFIG_STRATA_MODULES_XZ=y"], stdout=subprocess.DEVNULL)
-    images_xz = os.path.join(o_xz, "images")
+    # the board kernel (everything built in): strata and the shell preinit
+    shimg_board = os.path.join(o, "images-shell")
+    shell_images(build, images, shimg_board)
+    # Debian's modular kernel: strata with the modules as Debian ships them
+    # (.ko.xz) and stored plain (.ko), each beside the shell doing the same
+    images_xz = build_images(o + "-xz", args.board, ["KERNEL=modular", "CONFIG_STRATA_MODULES_XZ=y"])
+    images_ko = build_images(o + "-ko", args.board, ["KERNEL=modular", "CONFIG_STRATA_MODULES_XZ="])
     # the old reference: the kernel decompresses every module
-    shimg = os.path.join(o, "images-shell")
-    shell_images(os.path.join(o_xz, "build"), images_xz, shimg)
+    shimg = os.path.join(o + "-xz", "images-shell")
+    shell_images(os.path.join(o + "-xz", "build"), images_xz, shimg)
     # the reference: modules stored plain inside the compressed initramfs
-    shimg_ko = os.path.join(o, "images-shell-ko")
-    shell_images(build, images, shimg_ko, plain=True)
-    # strata with the same module storage (CONFIG_STRATA_MODULES_XZ=n)
-    o_ko = o + "-ko"
-    subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o_ko, args.board + "_defconfig"])
-    subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o_ko, "all",
-                           "CONFIG_STRATA_MODULES_XZ="], stdout=subprocess.DEVNULL)
-    images_ko = os.path.join(o_ko, "images")
+    shimg_ko = os.path.join(o + "-ko", "images-shell")
+    shell_images(os.path.join(o + "-ko", "build"), images_ko, shimg_ko, plain=True)
 
     work = os.path.join(o, "bench-work")
     shutil.rmtree(work, ignore_errors=True)
@@ -397,7 +513,10 @@ def main():
         jobs.append(("strata-ko", images_ko, os.path.join(work, "strata-ko-%d" % i)))
         jobs.append(("shell", shimg, os.path.join(work, "shell-%d" % i)))
         jobs.append(("shell-ko", shimg_ko, os.path.join(work, "shell-ko-%d" % i)))
-    res = {"strata": [], "strata-ko": [], "shell": [], "shell-ko": []}
+        jobs.append(("strata-board", images, os.path.join(work, "strata-board-%d" % i)))
+        jobs.append(("shell-board", shimg_board, os.path.join(work, "shell-board-%d" % i)))
+    res = {k: [] for k in ("strata", "strata-ko", "shell", "shell-ko", "strata-board",
+                           "shell-board")}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
         for (kind, _, _), r in zip(jobs, ex.map(lambda j: boot_once(kind=j[0].split("-")[0],
                                                                    images=j[1], work=j[2]),
@@ -415,11 +534,22 @@ def main():
                 (name, statistics.median(r["phases"].get(name, 0) for r in res[kind])))
     binary = os.path.getsize(os.path.join(build, "strata"))
     initramfs = [f for f in os.listdir(images) if f.startswith("initramfs.cpio")][0]
-    images = images_xz  # the rows below name the .ko.xz figures "strata"
+    board_images, images = images, images_xz  # the rows below name the .ko.xz figures "strata"
+    board_kmsg, shell_board = med("strata-board", "kmsg_ms"), med("shell-board", "kmsg_ms")
     rows = [
         ("board", args.board, ""),
         ("boots per variant", str(args.boots),
          "QEMU TCG, %d in parallel; each a device's second boot" % args.jobs),
+        ("kernel to init, board kernel", "%.0f ms" % med("strata-board", "kernel_ms"),
+         "median; the kernel's clock at strata's first line; target <= 1000"),
+        ("kernel to init, Debian's kernel", "%.0f ms" % med("strata", "kernel_ms"),
+         "median; linux-image-6.12-amd64, initramfs with .ko.xz modules"),
+        ("strata assembly, board kernel (kmsg)", "%.1f ms" % board_kmsg, "median"),
+        ("busybox-shell preinit, board kernel (kmsg)", "%.1f ms" % shell_board,
+         "median; no verification; ratio strata / shell %.2f" % (board_kmsg / shell_board)),
+        ("initramfs, board kernel", "%d bytes" % os.path.getsize(os.path.join(
+            images, [f for f in os.listdir(images) if f.startswith("initramfs.cpio")][0])),
+         "strata, its lists, the emergency shell's busybox"),
         ("strata assembly (exec_ns - init_start_ns)", "%.1f ms" % strata_ms, "median"),
         ("strata assembly (kmsg timestamps)", "%.1f ms" % strata_kmsg, "median"),
         ("busybox-shell preinit, .ko.xz (kmsg)", "%.1f ms" % shell_ms,
@@ -456,6 +586,9 @@ def main():
     rows += digest_rows
     reset_rows, reset_runs = reset_bench(args) if args.reset_boots else ([], {})
     rows += reset_rows
+    openwrt_rows, openwrt_runs = openwrt_bench(args, board_images) if args.openwrt_boots \
+        else ([], {})
+    rows += openwrt_rows
     stack_rows, stack_runs = stack_bench(args, images) if args.stack_runs else ([], {})
     rows += stack_rows
     size_rows, size_runs = size_bench(args, args.board) if args.size_boots else ([], {})
@@ -467,7 +600,8 @@ def main():
         f.write(text)
     with open(os.path.join(args.out, "bench.json"), "w") as f:
         json.dump({"board": args.board, "results": res, "reset": reset_runs,
-                   "digest": digest_runs, "stack": stack_runs, "size": size_runs}, f, indent=1)
+                   "digest": digest_runs, "stack": stack_runs, "size": size_runs,
+                   "openwrt": openwrt_runs}, f, indent=1)
     print("written to %s/bench.txt and bench.json" % args.out)
 
 

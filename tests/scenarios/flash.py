@@ -9,7 +9,6 @@ import zlib
 from scenario import scenario
 
 NOR = "qemu_x86_64_nor"
-ARM64 = "qemu_aarch64_virt"
 DATA = "flash-data.bin"
 
 
@@ -32,7 +31,7 @@ def assert_degraded(ctx, vm, reason):
     vm.sh("echo x > /root/volatile && test -s /root/volatile")
 
 
-@scenario(NOR, ARM64)
+@scenario(NOR)
 def nor_first_boot_on_erased_flash(ctx):
     dev = ctx.machine()
     with open(dev.path(DATA), "rb") as f:
@@ -267,7 +266,7 @@ def deadcode_marker_means_format(ctx):
     assert vm.out("cat /root/f") == "kept"
 
 
-@scenario(NOR, ARM64)
+@scenario(NOR)
 def power_cut_during_first_boot(ctx):
     ctx.cut_power_at(r"first boot: 'rootfs_data' is erased flash")
 

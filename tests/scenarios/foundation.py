@@ -105,7 +105,7 @@ def changes_persist_across_reboot(ctx):
     assert vm.out("cat /run/strata/lower/0/etc/os-release").startswith("NAME=")
 
 
-@scenario(NOR, ARM64)
+@scenario(NOR)
 def missing_root_partition_reaches_emergency_shell(ctx):
     vm = ctx.machine().boot(append="strata.root=nosuch strata.rootwait=300")
     vm.expect(r"root partition 'nosuch' not found after 300 ms; MTD partitions found: "
@@ -116,7 +116,7 @@ def missing_root_partition_reaches_emergency_shell(ctx):
     assert "strata: FATAL: root partition 'nosuch'" in vm.out("dmesg")
 
 
-@scenario(NOR, ARM64)
+@scenario(NOR)
 def fatal_reboot_policy_reboots(ctx):
     vm = ctx.machine().boot(append="strata.root=nosuch strata.rootwait=0 strata.fatal=reboot",
                             wait_shell=False)
@@ -127,7 +127,7 @@ def fatal_reboot_policy_reboots(ctx):
     assert "(strata emergency)" not in vm.text
 
 
-@scenario(NOR, ARM64)
+@scenario(NOR)
 def cmdline_garbage_is_rejected_by_name(ctx):
     vm = ctx.machine().boot(append='strata.fatal=bogus strata.rootwait=12x strata.nonsense=1 '
                                    'strata.init=relative "strata.root=a b/c" strata.debug=maybe')

@@ -41,7 +41,7 @@ def reboot(dev, vm, append=""):
     return dev.boot(append=append)
 
 
-@scenario(NOR, ARM64)
+@scenario(NOR)
 def system_layer_is_writable_and_nested(ctx):
     dev = ctx.machine()
     vm = dev.boot()
@@ -94,7 +94,7 @@ def reset_full_keeps_listed_paths(ctx):
     assert exists(vm, "/run/strata/data/system.2/upper/etc/cert")
 
 
-@scenario(NOR, ARM64)
+@scenario(NOR)
 def firstboot_alias_reboots_into_the_reset(ctx):
     dev = ctx.machine()
     vm = dev.boot()
@@ -106,7 +106,7 @@ def firstboot_alias_reboots_into_the_reset(ctx):
     assert ctx.boot_record(vm)["request_applied"] == "reset --full"
 
 
-@scenario(NOR, ARM64, collapsed=(NOR,))
+@scenario(NOR, collapsed=(NOR,))
 def revert_brings_back_the_lower_versions(ctx):
     dev = ctx.machine()
     vm = dev.boot()
@@ -129,7 +129,7 @@ def revert_brings_back_the_lower_versions(ctx):
     assert not exists(vm, "/etc/sysfile")
 
 
-@scenario(NOR, ARM64)
+@scenario(NOR)
 def reset_cancel_and_prompt(ctx):
     dev = ctx.machine()
     vm = dev.boot()
@@ -147,7 +147,7 @@ def reset_cancel_and_prompt(ctx):
     assert ctx.boot_record(vm)["generations"] == {"system": 1, "user": 1}
 
 
-@scenario(NOR, ARM64)
+@scenario(NOR)
 def bad_paths_and_requests_are_refused(ctx):
     dev = ctx.machine()
     vm = dev.boot()
@@ -171,7 +171,7 @@ def bad_paths_and_requests_are_refused(ctx):
     assert vm.out("cat /etc/sysfile") == "provisioned"
 
 
-@scenario(NOR, ARM64, collapsed=(NOR,))
+@scenario(NOR, collapsed=(NOR,))
 def reset_is_refused_on_a_degraded_boot(ctx):
     vm = ctx.machine().boot(append="strata.data=nosuch")
     rc, out = vm.sh("strata reset --full -y 2>&1", check=False)
@@ -214,12 +214,12 @@ def power_cut_before_the_switch_applies_the_reset_again(ctx):
     cut_and_check(ctx, "reset-prepared", "strata reset --user -y", user_reset_done(ctx))
 
 
-@scenario(NOR, ARM64, collapsed=(NOR,))
+@scenario(NOR, collapsed=(NOR,))
 def power_cut_after_the_switch_keeps_the_reset(ctx):
     cut_and_check(ctx, "request-applied", "strata reset --user -y", user_reset_done(ctx))
 
 
-@scenario(NOR, ARM64, collapsed=(NOR,))
+@scenario(NOR, collapsed=(NOR,))
 def power_cut_during_revert_finishes_it(ctx):
     def check(vm):
         assert vm.out("head -n 1 /etc/os-release") == ORIG_RELEASE
@@ -328,15 +328,6 @@ def power_cut_campaign_nand_first_steps(ctx):
 @scenario(NAND)
 def power_cut_campaign_nand_last_steps(ctx):
     assert power_cut_campaign(ctx, 12 + NAND_SHIFT, 40, SWEEP_STRIDE), "the reset never ran through"
-
-
-# Under TCG the arm64 board takes about as long per cut as the x86_64 ones;
-# the whole campaign on a third board would add some ten minutes to make
-# check. The code under test is the same C: every fifth step, through to the
-# boot that runs without a cut, checks the architecture.
-@scenario(ARM64)
-def power_cut_campaign_every_fifth_step(ctx):
-    assert power_cut_campaign(ctx, 1, 40, 5), "the reset never ran through"
 
 
 # The collapsed stack on the other two flash kinds: every tenth step, through to

@@ -13,6 +13,7 @@ from scenario import scenario
 
 NOR = "qemu_x86_64_nor"
 NAND = "qemu_x86_64_nand"
+ARM64 = "qemu_aarch64_virt"
 
 
 def fsverity_digest(path):
@@ -82,7 +83,7 @@ def record_of_refusal(ctx, vm, device, expected, measured, error):
     assert dmesg.count("refused") == 1, dmesg
 
 
-@scenario(NOR)
+@scenario(NOR, ARM64)
 def verity_nor_flipped_byte_is_refused(ctx):
     dev = ctx.machine()
     img = squashfs(ctx)

@@ -422,7 +422,8 @@ static void modplan_limits(void)
 static void builtin_modules_and_their_parameters(void)
 {
 	static struct modplan p;
-	CHECK(modplan_parse(&p, "virtio_blk\nblock2mtd a=1 a=2\nsquashfs\n", NULL, NULL, NULL) == 0);
+	CHECK(modplan_parse(&p, "virtio_blk\nblock2mtd a=1 a=2\nsquashfs\n", NULL, NULL, NULL) ==
+	      0);
 	modplan_mark_builtin(&p, "squashfs\nblock2mtd\nunlisted\n");
 	CHECK(!p.e[0].builtin && p.e[1].builtin && p.e[2].builtin);
 
