@@ -240,10 +240,11 @@ list="$BUILD/initramfs.list"
 case "$INITRAMFS_COMP" in
 xz) out="$IMAGES/initramfs.cpio.xz"; comp=(xz -9 --check=crc32 -T1) ;;
 gzip) out="$IMAGES/initramfs.cpio.gz"; comp=(gzip -9 -n) ;;
+none) out="$IMAGES/initramfs.cpio"; comp=(cat) ;;
 *) echo "mkimages: unknown initramfs compression '$INITRAMFS_COMP'" >&2; exit 1 ;;
 esac
 step CPIO "$(basename "$out")"
-rm -f "$IMAGES"/initramfs.cpio.*
+rm -f "$IMAGES"/initramfs.cpio "$IMAGES"/initramfs.cpio.*
 "$MKCPIO" "$list" | "${comp[@]}" > "$out"
 
 # ---- kernel and start-qemu.sh ------------------------------------------------

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash disable=SC2034,SC2154 # sets board_qemu and board_cmdline for, and reads here and initramfs of, start-qemu.sh
 # QEMU line of qemu_aarch64_virt, sourced by start-qemu.sh with $here set to
 # the images directory. The virt machine's RAM starts at 0x40000000; mem=448M
 # keeps the kernel below 0x5c000000, and the NOR images sit above that.

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash disable=SC2034,SC2154 # sets board_qemu and board_cmdline for, and reads here and initramfs of, start-qemu.sh
 # QEMU line of qemu_x86_64_nor, sourced by start-qemu.sh with $here set to
 # the images directory. The NOR image sits in RAM reserved by memmap= at
 # 192 MiB, as large as flash-rootfs.bin (32 MiB, or a larger root's size
@@ -15,5 +16,5 @@ board_cmdline="console=ttyS0 quiet panic=-1 memmap=$((root_bytes / 1048576))M\$0
 # add-on layers: a second NOR region (its phram partitions: modules)
 if [ -f "$here/flash-addons.bin" ]; then
 	board_qemu+=(-device "loader,file=$here/flash-addons.bin,addr=0xe000000,force-raw=on")
-	board_cmdline+=' memmap=16M$0xe000000'
+	board_cmdline+=" memmap=16M\$0xe000000"
 fi

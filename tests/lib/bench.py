@@ -67,8 +67,9 @@ def shell_images(build, images, out, plain=False):
     path = os.path.join(build, "initramfs-shell%s.list" % ("-ko" if plain else ""))
     open(path, "w").write(lst)
     script = open(os.path.join(images, "start-qemu.sh")).read()
-    m = re.search(r'^initramfs="\$here/(initramfs\.cpio\.(\w+))"', script, re.M)
-    comp = {"xz": ["xz", "-9", "--check=crc32"], "gz": ["gzip", "-9", "-n"]}[m.group(2)]
+    m = re.search(r'^initramfs="\$here/(initramfs\.cpio(\.\w+)?)"', script, re.M)
+    comp = {".xz": ["xz", "-9", "--check=crc32"], ".gz": ["gzip", "-9", "-n"], None: ["cat"]}[
+        m.group(2)]
     with open(os.path.join(out, m.group(1)), "wb") as f:
         p1 = subprocess.Popen([os.path.join(build, "mkcpio"), path], stdout=subprocess.PIPE)
         subprocess.check_call(comp, stdin=p1.stdout, stdout=f)

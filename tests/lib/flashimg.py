@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Changing a board's images as someone with the flash in hand would: a bit of a
 static UBI volume (its CRCs made to match), the initramfs's layer manifest."""
+import gzip
+import lzma
 import os
 import re
 import struct
@@ -48,21 +50,44 @@ def flip_in_static_volume(path, vol_id, offset):
     raise AssertionError("LEB %d of UBI volume %d not found" % (lnum, vol_id))
 
 
-def initramfs_with_manifest(ctx, dev, manifest):
-    """Rebuilds the board's initramfs into dev's images with another /etc/strata/manifest."""
+def initramfs_path(dev):
+    """The initramfs file dev's start-qemu.sh boots (the build's compression names it)."""
+    script = open(dev.path("start-qemu.sh")).read()
+    return dev.path(re.search(r'^initramfs="\$here/([^"]+)"', script, re.M).group(1))
+
+
+def read_initramfs(path):
+    """The cpio archive in an initramfs file, compressed (xz, gzip) or not."""
+    data = open(path, "rb").read()
+    if data.startswith(b"\xfd7zXZ\x00"):
+        return lzma.decompress(data)
+    if data.startswith(b"\x1f\x8b"):
+        return gzip.decompress(data)
+    return data
+
+
+def initramfs_with(ctx, dev, target, text):
+    """Rebuilds the board's initramfs into dev's images with TARGET (a file the
+    initramfs list names, e.g. /etc/strata/manifest) holding text."""
     build = os.path.join(os.path.dirname(ctx.images), "build")
-    path = os.path.join(ctx.workdir, "manifest-%d" % len(os.listdir(ctx.workdir)))
-    open(path, "w").write(manifest)
+    path = os.path.join(ctx.workdir, "%s-%d" % (os.path.basename(target),
+                                                len(os.listdir(ctx.workdir))))
+    open(path, "w").write(text)
     lst = open(os.path.join(build, "initramfs.list")).read()
-    lst, n = re.subn(r"^file /etc/strata/manifest .*$",
-                     "file /etc/strata/manifest %s 0644 0 0" % path, lst, flags=re.M)
-    assert n == 1, "the initramfs carries no manifest"
+    lst, n = re.subn(r"^file %s .*$" % re.escape(target),
+                     "file %s %s 0644 0 0" % (target, path), lst, flags=re.M)
+    assert n == 1, "the initramfs carries no " + target
     lpath = path + ".list"
     open(lpath, "w").write(lst)
-    out = dev.path("initramfs.cpio.xz")
+    out = initramfs_path(dev)  # the kernel tells xz by its magic, whatever the name
     if os.path.lexists(out):
         os.unlink(out)
     with open(out, "wb") as f:
         cpio = subprocess.Popen([os.path.join(build, "mkcpio"), lpath], stdout=subprocess.PIPE)
         subprocess.check_call(["xz", "-0", "--check=crc32", "-T1"], stdin=cpio.stdout, stdout=f)
         assert cpio.wait() == 0
+
+
+def initramfs_with_manifest(ctx, dev, manifest):
+    """Rebuilds the board's initramfs into dev's images with another /etc/strata/manifest."""
+    initramfs_with(ctx, dev, "/etc/strata/manifest", manifest)

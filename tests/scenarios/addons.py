@@ -6,6 +6,7 @@ import json
 import os
 import re
 
+from flashimg import initramfs_with
 from scenario import scenario
 
 NOR = "qemu_x86_64_nor@addons"
@@ -63,19 +64,20 @@ def _stack_and_reset(ctx, dev):
     assert ctx.boot_record(vm)["request_applied"] == "reset --user"
 
 
-def _without(dev, name):
-    """The device's NOR without the add-on partition NAME (as if never flashed)."""
-    path = dev.path("flash-addons.phram")
-    lines = [l for l in open(path).read().splitlines() if not l.startswith(name + ",")]
-    os.unlink(path)
-    with open(path, "w") as f:
-        f.write("".join(l + "\n" for l in lines))
+def _without(ctx, dev, name):
+    """The device without the add-on partition NAME (as if never flashed): the
+    init's module list, which declares the NOR partitions to phram, without it."""
+    build = os.path.join(os.path.dirname(ctx.images), "build")
+    mods = open(os.path.join(build, "initramfs", "modules.list")).read()
+    mods, n = re.subn(r" phram=%s,\S+" % re.escape(name), "", mods)
+    assert n == 1, mods
+    initramfs_with(ctx, dev, "/etc/strata/modules", mods)
 
 
 @scenario(NOR)
 def optional_addon_missing_boots_without_it(ctx):
     dev = ctx.machine()
-    _without(dev, "extras")
+    _without(ctx, dev, "extras")
     vm = dev.boot()
     assert "strata: optional add-on layer 'extras' not found; MTD partitions found: " \
         "\"rootfs\", \"tools\"" in vm.out("dmesg"), vm.out("dmesg | grep strata")
@@ -88,7 +90,7 @@ def optional_addon_missing_boots_without_it(ctx):
 @scenario(NOR)
 def required_addon_missing_is_fatal_naming_it(ctx):
     dev = ctx.machine()
-    _without(dev, "tools")
+    _without(ctx, dev, "tools")
     vm = dev.boot(wait_shell=False)
     vm.expect(r"FATAL: add-on layer 'tools' not found; MTD partitions found: \"rootfs\", "
               r"\"extras\"", 90)

@@ -4,12 +4,12 @@ reads or is gone, a full upper, a missing module, command line garbage.
 Each case adds a row (case, survived, lost) to the campaign table that
 tests/report.sh prints (TEST_OUT/faults.txt)."""
 import gzip
-import lzma
 import os
 import random
 import re
 import time
 
+from flashimg import initramfs_path, read_initramfs
 from scenario import scenario
 
 NOR = "qemu_x86_64_nor"
@@ -202,8 +202,8 @@ def fault_full_upper_still_boots(ctx):
 
 def initramfs_without(dev, module):
     """Rewrites this machine's initramfs without lib/modules/MODULE.ko(.xz)."""
-    path = dev.path("initramfs.cpio.xz")
-    data = lzma.decompress(open(path, "rb").read())
+    path = initramfs_path(dev)
+    data = read_initramfs(path)
     out, pos, dropped = bytearray(), 0, False
     while pos < len(data):
         namesize = int(data[pos + 94:pos + 102], 16)
