@@ -27,10 +27,10 @@
 /* API filesystems that the real init expects to find already mounted */
 static const char *const moved_mounts[] = {"/dev", "/proc", "/sys", "/run"};
 
-static uint64_t used_bytes(const char *path)
+static uint64_t used_bytes(int fd)
 {
 	struct statfs sf;
-	if (statfs(path, &sf) < 0)
+	if (fstatfs(fd, &sf) < 0)
 		return 0;
 	return (uint64_t)(sf.f_blocks - sf.f_bfree) * (uint64_t)sf.f_bsize;
 }
@@ -120,14 +120,30 @@ static int check_init(const char *newroot, const char *init, char *why, size_t l
 	return 0;
 }
 
+/* Moves the first n API mounts back from newroot to where PID 1 mounted them. */
+static void move_back(const char *newroot, size_t n)
+{
+	char from[128];
+	while (n-- > 0)
+		if (xsnprintf(from, sizeof(from), "%s%s", newroot, moved_mounts[n]) < 0 ||
+		    mount(from, moved_mounts[n], NULL, MS_MOVE, NULL) < 0)
+			log_warn("cannot move '%s' back to '%s': %m", from, moved_mounts[n]);
+}
+
+/*
+ * Checks, then destroys: every step that can fail (the checks, the API mounts'
+ * moves, the root's move) comes before the initramfs is emptied, and a failure
+ * puts back what was moved, so the initramfs, its shell and /run stay whole.
+ * The old root is emptied last, through a descriptor opened before the move.
+ */
 int switch_root_into(struct strata_ctx *ctx, const char *newroot, char *why, size_t whylen)
 {
 	struct stat root_st, new_st;
 	uint64_t fstype = 0;
 	char target[128];
+	size_t moved;
 	int r;
 
-	/* every safety check before anything destructive */
 	if (stat("/", &root_st) < 0 || stat(newroot, &new_st) < 0)
 		return refuse(why, whylen, -errno, "cannot stat '/' or '%s': %s", newroot,
 			      strerror(errno));
@@ -143,36 +159,60 @@ int switch_root_into(struct strata_ctx *ctx, const char *newroot, char *why, siz
 		return refuse(why, whylen, -EINVAL, "'/init' is missing; refusing to free '/'");
 	if ((r = check_init(newroot, ctx->opts.init, why, whylen)) < 0)
 		return r;
+	int rootfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return refuse(why, whylen, -errno, "cannot open '/': %s", strerror(errno));
+	/* the kernel refuses to move a mount out of a shared parent */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		log_warn("cannot make '/' private: %m");
 
-	for (size_t i = 0; i < ARRAY_SIZE(moved_mounts); i++) {
-		if ((r = xsnprintf(target, sizeof(target), "%s%s", newroot, moved_mounts[i])) < 0)
-			return refuse(why, whylen, r, "path '%s%s' too long", newroot,
-				      moved_mounts[i]);
+	for (moved = 0; moved < ARRAY_SIZE(moved_mounts); moved++) {
+		const char *api = moved_mounts[moved];
+		if ((r = xsnprintf(target, sizeof(target), "%s%s", newroot, api)) < 0) {
+			refuse(why, whylen, r, "path '%s%s' too long", newroot, api);
+			goto undo;
+		}
 		if (mkdir(target, 0755) < 0 && errno != EEXIST)
 			log_warn("cannot create '%s': %m", target);
-		if (mount(moved_mounts[i], target, NULL, MS_MOVE, NULL) < 0) {
-			log_warn("cannot move '%s' to '%s' (%m); detaching it", moved_mounts[i],
-				 target);
-			umount2(moved_mounts[i], MNT_DETACH);
+		if (mount(api, target, NULL, MS_MOVE, NULL) < 0) {
+			r = refuse(why, whylen, -errno, "cannot move '%s' to '%s': %s", api, target,
+				   strerror(errno));
+			goto undo;
 		}
 	}
 
-	if (chdir(newroot) < 0)
-		return refuse(why, whylen, -errno, "cannot enter '%s': %s", newroot,
-			      strerror(errno));
-	ctx->rec.initramfs_bytes_before = used_bytes("/");
-	int rootfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd >= 0)
-		remove_tree_contents(rootfd, root_st.st_dev);
-	ctx->rec.initramfs_bytes_after = used_bytes("/");
-
-	if (mount(".", "/", NULL, MS_MOVE, NULL) < 0)
-		return refuse(why, whylen, -errno, "cannot move '%s' to '/': %s", newroot,
-			      strerror(errno));
-	if (chroot(".") < 0 || chdir("/") < 0)
+	if (CONFIG_STRATA_FAULT_INJECTION && ctx->opts.fault_root_move)
+		/* strata.fault=root-move: a shared '/', so that the kernel refuses the move */
+		mount(NULL, "/", NULL, MS_SHARED, NULL);
+	if (chdir(newroot) < 0) {
+		r = refuse(why, whylen, -errno, "cannot enter '%s': %s", newroot, strerror(errno));
+		goto undo;
+	}
+	if (mount(".", "/", NULL, MS_MOVE, NULL) < 0) {
+		r = refuse(why, whylen, -errno, "cannot move '%s' to '/': %s", newroot,
+			   strerror(errno));
+		if (chdir("/") < 0)
+			log_warn("cannot go back to '/': %m");
+		goto undo;
+	}
+	/* past the move nothing is put back: the new root is '/' */
+	if (chroot(".") < 0 || chdir("/") < 0) {
+		close(rootfd);
 		return refuse(why, whylen, -errno, "cannot chroot into the new root: %s",
 			      strerror(errno));
+	}
+	ctx->rec.initramfs_bytes_before = used_bytes(rootfd);
+	int fd = dup(rootfd);
+	if (fd >= 0)
+		remove_tree_contents(fd, root_st.st_dev); /* closes fd */
+	ctx->rec.initramfs_bytes_after = used_bytes(rootfd);
+	close(rootfd);
 	return 0;
+
+undo:
+	move_back(newroot, moved);
+	close(rootfd);
+	return r;
 }
 
 void exec_init(struct strata_ctx *ctx)

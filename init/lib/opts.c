@@ -206,6 +206,12 @@ static const char *apply(struct strata_opts *o, const char *key, const char *val
 		if (strcmp(val, "legacy") != 0)
 			return "expects legacy";
 		o->legacy_mount = true;
+	} else if (strcmp(key, "fault") == 0) {
+		if (!CONFIG_STRATA_FAULT_INJECTION)
+			return "needs CONFIG_STRATA_FAULT_INJECTION";
+		if (strcmp(val, "root-move") != 0)
+			return "expects root-move";
+		o->fault_root_move = true;
 	} else if (strcmp(key, "stack") == 0) {
 		const char *why = stack_parse(val, &o->stack_levels, &o->stack_collapsed);
 		if (why)

@@ -20,6 +20,7 @@ struct strata_opts {
 	bool debug;		       /* strata.debug */
 	char powercut[24];     /* strata.powercut= test hook (CONFIG_STRATA_FAULT_INJECTION) */
 	bool legacy_mount;     /* strata.mountapi=legacy test hook: as if fsopen were ENOSYS */
+	bool fault_root_move;  /* strata.fault=root-move test hook: the kernel refuses the move */
 	unsigned stack_levels; /* strata.stack=    1: system overlay only, 2: system + user */
 	bool stack_collapsed;  /* "system+user": both layers in one overlay, one level */
 };

@@ -66,6 +66,20 @@ def read_initramfs(path):
     return data
 
 
+def cpio_pages(data, page=4096):
+    """Bytes of page cache the regular files of a newc cpio archive fill once unpacked."""
+    total, off = 0, 0
+    while off + 110 <= len(data) and data[off:off + 6] in (b"070701", b"070702"):
+        mode = int(data[off + 14:off + 22], 16)
+        size = int(data[off + 54:off + 62], 16)
+        namesize = int(data[off + 94:off + 102], 16)
+        off = (off + 110 + namesize + 3) & ~3
+        if mode & 0o170000 == 0o100000:
+            total += (size + page - 1) // page * page
+        off = (off + size + 3) & ~3
+    return total
+
+
 def initramfs_with(ctx, dev, target, text):
     """Rebuilds the board's initramfs into dev's images with TARGET (a file the
     initramfs list names, e.g. /etc/strata/manifest) holding text."""

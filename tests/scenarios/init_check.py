@@ -17,6 +17,11 @@ def refused(dev, init, why, append=""):
     vm = dev.boot(append=("strata.init=%s %s" % (init, append)).strip(), wait_shell=False)
     vm.expect(r"FATAL: switch_root into /newroot: strata\.init '%s' %s"
               % (re.escape(init), why), 120)
+    return intact(vm)
+
+
+def intact(vm):
+    """The emergency shell after a refused switch_root is the initramfs's, whole."""
     vm.expect(EMERGENCY, 30)
     # strata is still PID 1 and '/' is the initramfs: /init and its busybox are there
     assert vm.out("cat /proc/1/comm") == "init"
@@ -60,6 +65,17 @@ def init_check_refuses_a_bad_init_before_freeing(ctx):
 
     vm = refused(dev, "/etc/os-release", r"is not executable \(mode 0644\)")
     vm = refused(dev, "/etc", "is a directory, not a program")
+
+    # the kernel refuses to move the new root onto '/' (strata.fault=root-move makes
+    # '/' a shared mount first): the API mounts were moved already and go back, the
+    # initramfs was not touched, and the record of the boot is readable in /run/strata
+    vm = dev.boot(append="strata.fault=root-move", wait_shell=False)
+    vm.expect(r"FATAL: switch_root into /newroot: cannot move '/newroot' to '/': "
+              r"Invalid argument", 120)
+    intact(vm)
+    rec = ctx.boot_record(vm)
+    assert rec["init"] == "/sbin/init" and rec["initramfs_bytes_before"] == 0, rec
+    assert vm.out("cat /run/strata/data/user.1/upper/root/marker") == "kept"
 
     # strata.fatal=reboot: the message, then the reboot (QEMU exits with -no-reboot);
     # nothing was exec'd or freed in between
