@@ -30,6 +30,7 @@ mkdir -p "$out"
 # ---- unit tests (host, sanitizers) -------------------------------------------
 pure_srcs=$(echo "$top"/init/lib/*.c) # init/lib: the code that runs on the host as it is
 warnings=$(make -s -C "$top" print-warnings)
+includes=$(make -s -C "$top" print-includes) # a unit test may include an init/boot file whole
 san="-pthread -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 mkdir -p "$out/unit"
 unit_config="$out/unit/strata_config.h" # from the Kconfig defaults, see tools/unit-config.sh
@@ -38,7 +39,7 @@ for src in "$top"/tests/unit/test_*.c; do
 	name=$(basename "$src" .c)
 	bin="$out/unit/$name"
 	# shellcheck disable=SC2086
-	if ! gcc -std=gnu11 -g -O1 $warnings $san -include "$unit_config" \
+	if ! gcc -std=gnu11 -g -O1 $warnings $san -include "$unit_config" $includes \
 		-o "$bin" "$src" $pure_srcs 2> "$bin.log"; then
 		tally <<<"FAIL unit/$name: does not compile (see $bin.log)"
 		cat "$bin.log" >&2

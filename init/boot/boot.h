@@ -118,8 +118,9 @@ int builtin_params_apply(const char *module, const char *params);
 int root_is_initramfs(uint64_t *fstype);
 /*
  * Checks everything (the new root, '/', strata.init inside the new root),
- * then moves the API filesystems, frees the initramfs and chroots. Returns 0,
- * or -errno with why filled; the initramfs is intact when a check failed.
+ * moves the API filesystems and the new root onto '/', chroots, and only then
+ * frees the initramfs. Returns 0, or -errno with why filled; on every failure
+ * before the chroot what was moved is put back and the initramfs is whole.
  */
 int switch_root_into(struct strata_ctx *ctx, const char *newroot, char *why, size_t whylen);
 __attribute__((noreturn)) void exec_init(struct strata_ctx *ctx);

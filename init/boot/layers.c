@@ -62,6 +62,20 @@ static const char *base_path(const struct strata_ctx *ctx, enum req_layer layer)
 	return layer == LAYER_USER && ctx->user_separate ? STRATA_USERDATA_DIR : STRATA_DATA_DIR;
 }
 
+#ifndef LAYERS_HOST_HOOKS
+/* The host test (tests/unit/test_layers.c) has its own: a cut ends its child process. */
+static __attribute__((noreturn)) void powercut_stop(void)
+{
+	for (;;)
+		pause();
+}
+
+static void flash_sync(void)
+{
+	sync();
+}
+#endif
+
 /*
  * strata.powercut=NAME|N: stop dead at a named point or at the N-th step of
  * applying a request, as a power cut would: nothing is synced, so what the
@@ -77,8 +91,7 @@ static void powercut_point(struct strata_ctx *ctx, const char *point)
 		return;
 	log_error("strata.powercut=%s reached (step %s, %s): stopping here", ctx->opts.powercut,
 		  step, point);
-	for (;;)
-		pause();
+	powercut_stop();
 }
 
 /*
@@ -90,7 +103,7 @@ static void powercut_point(struct strata_ctx *ctx, const char *point)
  */
 static void barrier(struct strata_ctx *ctx, const char *point)
 {
-	sync();
+	flash_sync();
 	powercut_point(ctx, point);
 }
 
@@ -743,7 +756,7 @@ static void button_request(struct strata_ctx *ctx, const struct flash *fl,
 				"it all the same (a power cut now loses it)",
 				request_kind_name(req->kind));
 	else
-		sync();
+		flash_sync();
 }
 
 /* A request that cannot be acted on is set aside (a regular file) or removed (anything else). */
@@ -947,7 +960,7 @@ static void empty_trash_if_full(int base)
 		return;
 	log_warn("the data flash is full: deleting the discarded generations before mounting");
 	safe_remove(base, TRASH_NAME);
-	sync();
+	flash_sync();
 }
 
 /* Moves the regular file name from base into dir on another filesystem: copied whole, then removed.

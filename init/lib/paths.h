@@ -3,7 +3,9 @@
 #ifndef STRATA_PATHS_H
 #define STRATA_PATHS_H
 
+#ifndef STRATA_RUN_DIR /* the host tests run in a directory of their own */
 #define STRATA_RUN_DIR "/run/strata"
+#endif
 #define STRATA_BOOT_RECORD STRATA_RUN_DIR "/boot.json"
 #define STRATA_LOWER_DIR STRATA_RUN_DIR "/lower"
 #define STRATA_DATA_DIR STRATA_RUN_DIR "/data"
