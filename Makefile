@@ -227,6 +227,8 @@ endif
 
 $(BUILD)/strata_config.h: $(CONFIG) $(TOPDIR)/Kconfig $(TOPDIR)/tools/kconfig-header.sh \
 		$(TOPDIR)/tools/check-config.sh
+	@# a .config from an older Kconfig gets the new symbols' defaults, as the kernel's syncconfig
+	$(Q)KCONFIG_CONFIG=$(CONFIG) kconfig-conf -s --olddefconfig $(TOPDIR)/Kconfig
 	$(Q)$(TOPDIR)/tools/check-config.sh $(CONFIG)
 	$(Q)mkdir -p $(BUILD)
 	$(Q)$(TOPDIR)/tools/kconfig-header.sh $(TOPDIR)/Kconfig $(CONFIG) > $@.tmp && mv $@.tmp $@

@@ -69,3 +69,21 @@ refused user-part-without-user-overlay "system" "userdata" "has no user overlay"
 refused stack-one-level "system" "" ""
 refused fec-one-root "system user" "" "CONFIG_STRATA_DMVERITY_FEC_ROOTS=1: expected 0" \
 	"CONFIG_STRATA_DMVERITY_FEC_ROOTS=1"
+
+# The config header invents no value: a UBI board built without a user volume
+# still has the user volume's share for strata.user= at boot (it was 0, giving
+# the user volume none of the space), and an int whose dependencies are not
+# met is left undefined rather than 0.
+dir=$out/config-header log=$out/config-header.log
+mkdir -p "$dir"
+if { make -C "$top" O="$dir" SKIP_DEPS=1 qemu_x86_64_nand_defconfig &&
+	sed -i -e '/^CONFIG_STRATA_USER_PART=/d' -e '/^CONFIG_STRATA_VERITY=/d' "$dir/.config" &&
+	printf 'CONFIG_STRATA_USER_PART=""\n# CONFIG_STRATA_VERITY is not set\n' >> "$dir/.config" &&
+	make -C "$top" O="$dir" SKIP_DEPS=1 "$dir/build/strata_config.h"; } > "$log" 2>&1 &&
+	grep -qx '#define CONFIG_STRATA_USER_PART_PERCENT 50' "$dir/build/strata_config.h" &&
+	! grep -q '#define CONFIG_STRATA_DMVERITY_FEC_ROOTS' "$dir/build/strata_config.h" &&
+	grep -q 'CONFIG_STRATA_DMVERITY_FEC_ROOTS is not set' "$dir/build/strata_config.h"; then
+	echo "PASS integration/config-header-invents-nothing"
+else
+	echo "FAIL integration/config-header-invents-nothing (log: $log, header: $dir/build/strata_config.h)"
+fi

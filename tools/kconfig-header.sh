@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Turns a .config into a C header where every Kconfig symbol is always defined:
-# bools as 0/1, ints as numbers, strings as string literals.
+# bools as 0/1 (n when absent), strings as string literals ("" when absent),
+# ints and hex as numbers; an int absent from the .config is left undefined.
 # usage: kconfig-header.sh KCONFIG DOTCONFIG > header
 set -eu
 kconfig=$1 config=$2
@@ -26,8 +27,13 @@ END {
 			v = (val[s] == "y") ? "1" : "0"
 		else if (t == "string")
 			v = (s in val) ? val[s] : "\"\""
-		else
-			v = (s in val) ? val[s] : "0"
+		else if (s in val)
+			v = val[s]
+		else {
+			# no value is invented: C that uses it does not compile
+			print "/* CONFIG_" s " is not set (its dependencies are not met) */"
+			continue
+		}
 		print "#define CONFIG_" s " " v
 	}
 	print "#endif"
