@@ -695,6 +695,16 @@ static int revert_path(const struct flash *fl, const struct layer_state *st,
 	return r;
 }
 
+/* A path a revert could not revert reaches the record (and strata status), not only the log. */
+static void note_revert_failure(struct strata_ctx *ctx, const char *path, const char *layer,
+				int err)
+{
+	size_t used = strlen(ctx->rec.revert_failed);
+	snprintf(ctx->rec.revert_failed + used, sizeof(ctx->rec.revert_failed) - used,
+		 "%s%s in the %s layer: %s", used ? "; " : "", path, layer, strerror(-err));
+	log_error("cannot revert %s in the %s layer: %s", path, layer, strerror(-err));
+}
+
 static int apply_revert(struct strata_ctx *ctx, const struct flash *fl, const struct request *req,
 			struct layer_state *st)
 {
@@ -705,7 +715,7 @@ static int apply_revert(struct strata_ctx *ctx, const struct flash *fl, const st
 		if (r == -ENOENT)
 			log_info("revert %s: nothing in the %s layer", e->path, layer);
 		else if (r < 0)
-			log_error_errno(r, "cannot revert %s in the %s layer: %m", e->path, layer);
+			note_revert_failure(ctx, e->path, layer, r);
 		else
 			log_notice("reverted %s in the %s layer", e->path, layer);
 		if (i == 0)
@@ -764,9 +774,13 @@ static void set_request_aside(struct strata_ctx *ctx, int data, mode_t kind, con
 {
 	if (kind == S_IFREG) {
 		safe_remove(data, REQUEST_NAME ".bad");
-		renameat(data, REQUEST_NAME, data, REQUEST_NAME ".bad");
-		log_error("%s/%s %s; not applied, kept as %s.bad", STRATA_DATA_DIR, REQUEST_NAME,
-			  why, REQUEST_NAME);
+		if (renameat(data, REQUEST_NAME, data, REQUEST_NAME ".bad") < 0)
+			log_error("%s/%s %s; not applied, and it cannot be kept as %s.bad (%m): "
+				  "left where it is",
+				  STRATA_DATA_DIR, REQUEST_NAME, why, REQUEST_NAME);
+		else
+			log_error("%s/%s %s; not applied, kept as %s.bad", STRATA_DATA_DIR,
+				  REQUEST_NAME, why, REQUEST_NAME);
 	} else {
 		safe_remove(data, REQUEST_NAME);
 		log_error("%s/%s is %s; removed, nothing applied", STRATA_DATA_DIR, REQUEST_NAME,
@@ -936,8 +950,9 @@ static void hold_reserve(int data, uint64_t bytes)
 	for (uint64_t done = sizeof(fill); fd >= 0 && r == 0 && done < bytes;
 	     done += sizeof(fill)) {
 		fill[done / sizeof(fill) % sizeof(fill)] ^= 0x5a; /* no two blocks alike */
-		if (write(fd, fill, sizeof(fill)) != (ssize_t)sizeof(fill))
-			r = -ENOSPC;
+		ssize_t w = write(fd, fill, sizeof(fill));
+		if (w != (ssize_t)sizeof(fill))
+			r = w < 0 ? -errno : -ENOSPC; /* a short write: the flash is full */
 	}
 	if (fd >= 0)
 		close(fd);

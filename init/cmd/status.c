@@ -165,6 +165,7 @@ static bool show_boot_problems(const char *text)
 	    {"state_repaired", "state:     REPAIRED: "},
 	    {"request_error", "request:   FAILED: "},
 	    {"keep_failed", "keep:      NOT KEPT: "},
+	    {"revert_failed", "revert:    NOT REVERTED: "},
 	};
 	bool any = false;
 	for (size_t i = 0; i < ARRAY_SIZE(problems); i++) {

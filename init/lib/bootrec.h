@@ -62,6 +62,7 @@ struct bootrec {
 	char request_result[24];  /* what this boot applied: "", "reset --user", "malformed", ... */
 	char request_error[200];  /* why a request could not be applied (it is retried) */
 	char state_repaired[200]; /* why strata.state was rebuilt from the flash; "" if not */
+	char revert_failed[400];  /* paths a revert could not revert, with why */
 	char keep_failed[400];	  /* kept paths a reset could not keep, with why */
 	char record_dev[48];	  /* where boot outcomes are kept; empty: nowhere */
 	bool has_previous;

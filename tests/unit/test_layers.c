@@ -62,6 +62,7 @@ static const struct kind kinds[] = {
 };
 
 static char scratch[64];
+static char revert_failed[400]; /* the last run's record of what a revert could not revert */
 
 static void put(const char *path, const char *text)
 {
@@ -105,14 +106,15 @@ static int run_child(const struct layout *l, const char *cut, unsigned *steps, c
 			_exit(4);
 		ctx_for(&ctx, l, cut);
 		int r = layers_prepare(&ctx, false, "scratch", reason, sizeof(reason));
-		char msg[200];
-		int n = snprintf(msg, sizeof(msg), "%u %s", ctx.powercut_steps, reason);
+		char msg[1024];
+		int n = snprintf(msg, sizeof(msg), "%u %s\n%s", ctx.powercut_steps, reason,
+				 ctx.rec.revert_failed);
 		if (write(fds[1], msg, (size_t)n) != n)
 			_exit(3);
 		_exit(r == 0 ? 0 : 1);
 	}
 	close(fds[1]);
-	char msg[200] = "";
+	char msg[1024] = "";
 	ssize_t n = read(fds[0], msg, sizeof(msg) - 1);
 	close(fds[0]);
 	int status;
@@ -120,6 +122,10 @@ static int run_child(const struct layout *l, const char *cut, unsigned *steps, c
 	msg[n > 0 ? n : 0] = '\0';
 	unsigned s = 0;
 	int used = 0;
+	char *nl = strchr(msg, '\n');
+	snprintf(revert_failed, sizeof(revert_failed), "%s", nl ? nl + 1 : "");
+	if (nl)
+		*nl = '\0';
 	if (sscanf(msg, "%u %n", &s, &used) >= 1) {
 		*steps = s;
 		snprintf(why, len, "%s", msg + used);
@@ -342,6 +348,24 @@ static void sweep(const struct layout *l, const struct kind *k, unsigned *cuts)
 	}
 }
 
+/* A revert path that cannot be reverted is in the record, the others reverted all the same. */
+static void a_failed_revert_reaches_the_record(void)
+{
+	static const struct kind k = {"revert",
+				      REQ_REVERT,
+				      {NULL},
+				      {{LAYER_USER, "/etc/config/x"}, {LAYER_SYSTEM, "/etc/sys"}}};
+	static char got[16384];
+	char why[160];
+	unsigned steps;
+	world(&layouts[0], &k);
+	CHECK(run_child(&layouts[0], "", &steps, why, sizeof(why)) == 0);
+	CHECK_STR(revert_failed, "/etc/config/x in the user layer: Not a directory");
+	live(&layouts[0], got, sizeof(got));
+	CHECK(contains(got, ", applied 41, request none\n"));
+	CHECK(!contains(got, "/etc/sys ") && contains(got, "/etc/config 100644 user's config"));
+}
+
 static void every_request_survives_a_cut_at_every_step(void)
 {
 	unsigned cuts = 0;
@@ -363,6 +387,7 @@ int main(void)
 		return 2;
 	}
 	log_use_stderr();
+	RUN(a_failed_revert_reaches_the_record);
 	RUN(every_request_survives_a_cut_at_every_step);
 	if (chdir("/") < 0 || nftw(scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)
 		fprintf(stderr, "cannot remove %s: %m\n", scratch);
