@@ -36,7 +36,7 @@ static int fsconfig_str(int fd, const char *key, const char *value)
 		   : 0;
 }
 
-/* The kernel's own words on a failed fsconfig: "e overlay: ..." lines of the context. */
+/* The kernel's own words on a failed fsconfig: the context's first error message. */
 static void context_message(int fd, char *msg, size_t len)
 {
 	char line[256];
@@ -44,7 +44,7 @@ static void context_message(int fd, char *msg, size_t len)
 	msg[0] = '\0';
 	while ((n = read(fd, line, sizeof(line) - 1)) > 0) {
 		line[n] = '\0';
-		snprintf(msg, len, "%s", line);
+		fsctx_keep_message(msg, len, line);
 	}
 }
 

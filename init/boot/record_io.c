@@ -109,11 +109,14 @@ int record_append(const char *dev, int is_ubi, const struct outcome_record *rec,
 			r = write_all_at(fd, slot, sizeof(slot), 0);
 	} else {
 		struct mtd_info_user mi;
-		if (ioctl(fd, MEMGETINFO, &mi) < 0 || next_off + RECORD_SLOT > mi.size) {
-			r = errno ? -errno : -EINVAL;
-		} else if (pread(fd, old, sizeof(old), (off_t)next_off) != (ssize_t)sizeof(old)) {
-			r = -EIO;
-		} else {
+		ssize_t n = 0;
+		if (ioctl(fd, MEMGETINFO, &mi) < 0)
+			r = -errno;
+		else if (next_off + RECORD_SLOT > mi.size)
+			r = -EINVAL;
+		else if ((n = pread(fd, old, sizeof(old), (off_t)next_off)) != (ssize_t)sizeof(old))
+			r = n < 0 ? -errno : -EIO;
+		else {
 			bool erased = true;
 			for (size_t i = 0; i < sizeof(old) && erased; i++)
 				erased = old[i] == 0xff;

@@ -4,6 +4,8 @@
 #include "strbuf.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <string.h>
 
 /* overlayfs splits options at ',' and lowerdir at ':'; '\' escapes both */
 static void put_path(struct strbuf *sb, const char *p)
@@ -54,4 +56,19 @@ int ovl_build_options(const struct ovl_spec *spec, char *buf, size_t len)
 		strbuf_puts(&sb, spec->flags[i]);
 	}
 	return strbuf_result(&sb);
+}
+
+void fsctx_keep_message(char *msg, size_t len, const char *line)
+{
+	if (!len)
+		return;
+	bool have_error = msg[0] == 'e' && msg[1] == ' ';
+	bool is_error = line[0] == 'e' && line[1] == ' ';
+	if (have_error || (msg[0] && !is_error))
+		return;
+	size_t n = strcspn(line, "\n");
+	if (n >= len)
+		n = len - 1;
+	memcpy(msg, line, n);
+	msg[n] = '\0';
 }

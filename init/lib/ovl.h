@@ -25,4 +25,12 @@ struct ovl_spec {
  */
 int ovl_build_options(const struct ovl_spec *spec, char *buf, size_t len);
 
+/*
+ * Folds one message a file-system context gave ("e overlay: ...", "w ...",
+ * "i ...", in the order read) into msg: the first error is kept, as it
+ * usually names the cause and later ones its consequences; without an error
+ * yet, the first message. A trailing newline is dropped.
+ */
+void fsctx_keep_message(char *msg, size_t len, const char *line);
+
 #endif

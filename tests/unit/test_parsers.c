@@ -89,6 +89,22 @@ static void ovl_options_escape_and_check(void)
 	CHECK(ovl_build_options(&none, buf, sizeof(buf)) == -EINVAL);
 }
 
+/* the kernel's first error names the cause; later ones only its consequences */
+static void fsctx_first_error_is_kept(void)
+{
+	char msg[64] = "";
+	fsctx_keep_message(msg, sizeof(msg), "i overlay: using lowerdir+\n");
+	CHECK_STR(msg, "i overlay: using lowerdir+");
+	fsctx_keep_message(msg, sizeof(msg), "e overlay: failed to resolve '/x': -2\n");
+	CHECK_STR(msg, "e overlay: failed to resolve '/x': -2");
+	fsctx_keep_message(msg, sizeof(msg), "e overlay: failed to set lowerdir\n");
+	fsctx_keep_message(msg, sizeof(msg), "w overlay: something\n");
+	CHECK_STR(msg, "e overlay: failed to resolve '/x': -2");
+	char tiny[8] = "";
+	fsctx_keep_message(tiny, sizeof(tiny), "e overlay: long");
+	CHECK_STR(tiny, "e overl");
+}
+
 /* phases measured on other threads go in by their start, whenever they are added */
 static void bootrec_orders_phases(void)
 {
@@ -515,5 +531,6 @@ int main(void)
 	RUN(builtin_modules_and_their_parameters);
 	RUN(flash_contents_are_told_apart);
 	RUN(outcome_record_round_trips);
+	RUN(fsctx_first_error_is_kept);
 	return UNIT_EXIT();
 }
