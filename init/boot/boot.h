@@ -34,14 +34,21 @@ struct strata_ctx {
 
 /* boot.c */
 __attribute__((noreturn)) void boot_main(struct strata_ctx *ctx);
-void phase_begin(struct strata_ctx *ctx, const char *name);
-void phase_end(struct strata_ctx *ctx);
+
+/* bootrec_write.c: the boot record, written by the phase runner alone */
+/* The record's CPU time and peak memory, from main() to now. */
+void boot_record_close(struct strata_ctx *ctx);
 /* Writes the boot record; failures are logged, never fatal. */
 void boot_record_write(struct strata_ctx *ctx);
 
-/* overlay.c: the squashfs lowers, then the overlays on them */
-void mount_lowers(struct strata_ctx *ctx);
-void mount_layers(struct strata_ctx *ctx);
+/*
+ * The phases below return 0, or -errno with why filled: the phase runner in
+ * boot.c records and logs it, and applies the fatal policy.
+ */
+
+/* overlay.c: the squashfs lowers (an optional add-on's failure leaves it out), then the overlays */
+int mount_lowers(struct strata_ctx *ctx, char *why, size_t whylen);
+int mount_layers(struct strata_ctx *ctx, char *why, size_t whylen);
 /* The directory lower i is mounted on: lower/0 the base root, lower/N add-on N (top first). */
 __attribute__((warn_unused_result)) int lower_dir(const struct strata_ctx *ctx, size_t i, char *dir,
 						  size_t len);
@@ -50,8 +57,12 @@ __attribute__((warn_unused_result)) int lower_dir(const struct strata_ctx *ctx, 
 /* Returns 0, or -errno with reason filled; the caller applies the policy. */
 int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *ds, const char *mountpoint,
 		      char *reason, size_t reasonlen);
-/* The flash upper cannot be used: strata.degraded= decides; never silent. */
-void upper_degrade(struct strata_ctx *ctx, const char *reason, int err);
+/*
+ * The flash upper cannot be used (reason, err): strata.degraded= decides,
+ * never silently. tmpfs: logged, a tmpfs is mounted, 0. emergency or reboot:
+ * the fatal policy is set and -errno returned with why.
+ */
+int upper_degrade(struct strata_ctx *ctx, const char *reason, int err, char *why, size_t whylen);
 void upper_probe_capabilities(struct strata_ctx *ctx);
 
 /* layers.c: generations of the uppers, reset/revert requests applied offline */
@@ -65,24 +76,24 @@ void outcome_load(struct strata_ctx *ctx);
 void outcome_store(struct strata_ctx *ctx);
 
 /* verity.c: layers measured against the manifest (CONFIG_STRATA_VERITY) */
-/* Reads STRATA_MANIFEST into ctx->manifest; a missing or malformed manifest is fatal. */
-void verity_load_manifest(struct strata_ctx *ctx);
+/* Reads STRATA_MANIFEST into ctx->manifest; a missing or malformed one stops the boot. */
+int verity_load_manifest(struct strata_ctx *ctx, char *why, size_t whylen);
 /*
  * Starts measuring every lower found (ctx->lowers) on a worker thread: the
  * fs-verity digest of the manifest's length of the device (on every CPU),
  * or in dm-verity mode its hash tree. Only reads.
  */
-void verity_start(struct strata_ctx *ctx);
+int verity_start(struct strata_ctx *ctx, char *why, size_t whylen);
 /*
  * Waits for the worker and gives each lower its verdict, recorded in
  * boot.json: verified (a dm-verity layer's dev becomes its /dev/dm-N), or
  * refused with one message naming the layer and why (both digests). A
  * refused add-on that the lowers file and the manifest mark optional is left
- * out (dev emptied); any other refusal writes the boot record and applies
- * the fatal policy. A manifest entry no layer of this board claimed: fatal
- * unless it is optional.
+ * out (dev emptied); any other refusal stops the boot (-errno, why). A
+ * manifest entry no layer of this board claimed stops it unless it is
+ * optional. span: when the worker started and when the verdicts were in.
  */
-void verity_finish(struct strata_ctx *ctx);
+int verity_finish(struct strata_ctx *ctx, uint64_t span[2], char *why, size_t whylen);
 /*
  * dmverity.c: dmverity_check() checks dev's hash tree against the manifest's
  * root hash (reads only); dmverity_map() then serves dev through a
@@ -123,7 +134,6 @@ int root_is_initramfs(uint64_t *fstype);
  * before the chroot what was moved is put back and the initramfs is whole.
  */
 int switch_root_into(struct strata_ctx *ctx, const char *newroot, char *why, size_t whylen);
-__attribute__((noreturn)) void exec_init(struct strata_ctx *ctx);
 
 /* fatal.c: log the reason, then shell, hang or reboot as configured; never returns */
 __attribute__((noreturn, format(printf, 2, 3))) void fatal(struct strata_ctx *ctx, const char *fmt,
@@ -131,7 +141,10 @@ __attribute__((noreturn, format(printf, 2, 3))) void fatal(struct strata_ctx *ct
 /* No policy to consult: the emergency shell, started again whenever it exits, else a hang. */
 __attribute__((noreturn)) void emergency_shell_or_hang(const char *reason);
 
-/* button.c: the reset button held at power-on; returns the enum req_kind it selects */
-int button_at_boot(struct strata_ctx *ctx);
+/*
+ * button.c: the reset button held at power-on; returns the enum req_kind it
+ * selects. held: when it was found held and when it was released (0, 0 when not).
+ */
+int button_at_boot(uint64_t held[2]);
 
 #endif

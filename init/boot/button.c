@@ -401,7 +401,44 @@ static void *close_devices(void *arg)
 	return NULL;
 }
 
-int button_at_boot(struct strata_ctx *ctx)
+/*
+ * A button whose driver binds after the init started is waited for, up to
+ * wait_ms, when no device with the key is there yet; then, since a keyboard
+ * tells of a held key only by its next make code, up to settle_ms for the
+ * first event. Costs nothing when the device is there.
+ */
+static void wait_for_button(struct button_devs *d, unsigned key, unsigned wait_ms,
+			    unsigned settle_ms)
+{
+	int ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (ino < 0)
+		return;
+	uint64_t start = clock_ms(CLOCK_MONOTONIC), deadline = start + wait_ms;
+	struct pollfd p = {.fd = ino, .events = POLLIN};
+	/* watched before each scan: a device that appears in between is not missed */
+	while (watch_input_dir(ino), !scan_devices(d, key)) {
+		uint64_t now = clock_ms(CLOCK_MONOTONIC);
+		if (now >= deadline)
+			break;
+		if (poll(&p, 1, (int)(deadline - now)) > 0) {
+			char buf[1024];
+			while (read(ino, buf, sizeof(buf)) > 0) {
+			}
+		}
+	}
+	close(ino);
+	if (!d->n) {
+		log_warn("button: no input device with key %u after %u ms; not checked at power-on",
+			 key, wait_ms);
+		return;
+	}
+	log_info("button: its device appeared after %llu ms",
+		 (unsigned long long)(clock_ms(CLOCK_MONOTONIC) - start));
+	if (!any_held(d, key))
+		poll(d->pfd + 1, d->n, (int)settle_ms);
+}
+
+int button_at_boot(uint64_t held_ns[2])
 {
 	static struct button_conf conf;
 	static struct button_devs d;
@@ -412,9 +449,11 @@ int button_at_boot(struct strata_ctx *ctx)
 		return REQ_NONE;
 	button_conf_defaults(&conf);
 	button_fsm_init(&fsm, &conf);
-	scan_devices(&d, conf.key);
+	if (!scan_devices(&d, conf.key) && CONFIG_STRATA_BUTTON_WAIT_MS)
+		wait_for_button(&d, conf.key, CONFIG_STRATA_BUTTON_WAIT_MS, 100);
+	held_ns[0] = held_ns[1] = 0;
 	if (any_held(&d, conf.key)) {
-		phase_begin(ctx, "button");
+		held_ns[0] = now_boottime_ns();
 		log_notice("button held at power-on: user reset at %u s, full reset at %u s",
 			   conf.user_ms / 1000, conf.full_ms / 1000);
 		button_fsm_resync(&fsm, true, clock_ms(CLOCK_MONOTONIC), 0);
@@ -448,7 +487,7 @@ int button_at_boot(struct strata_ctx *ctx)
 		log_notice("button at power-on: %s%s",
 			   result == REQ_NONE ? "booting normally" : request_kind_name(result),
 			   fsm.held ? "; release the button now" : "");
-		phase_end(ctx);
+		held_ns[1] = now_boottime_ns();
 	}
 	pthread_t closer;
 	if (d.n && thread_start(&closer, 16 * 1024, close_devices, &d))

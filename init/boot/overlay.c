@@ -104,7 +104,7 @@ int lower_dir(const struct strata_ctx *ctx, size_t i, char *dir, size_t len)
 	return xsnprintf(dir, len, STRATA_LOWER_DIR "/%zu", i + 1 == ctx->n_lowers ? 0 : i + 1);
 }
 
-void mount_lowers(struct strata_ctx *ctx)
+int mount_lowers(struct strata_ctx *ctx, char *why, size_t whylen)
 {
 	for (size_t i = 0; i < ctx->n_lowers; i++) {
 		struct lower_layer *l = &ctx->lowers[i];
@@ -113,9 +113,13 @@ void mount_lowers(struct strata_ctx *ctx)
 			continue;
 		if (lower_dir(ctx, i, dir, sizeof(dir)) < 0 || mkdir_p(dir, 0755) < 0 ||
 		    mount(l->dev, dir, "squashfs", MS_RDONLY | MS_NODEV | MS_NOSUID, NULL) < 0) {
-			if (!l->optional)
-				fatal(ctx, "cannot mount squashfs lower '%s' (%s) on %s: %m",
-				      l->name, l->dev, dir);
+			int err = errno;
+			if (!l->optional) {
+				snprintf(why, whylen,
+					 "cannot mount squashfs lower '%s' (%s) on %s: %s", l->name,
+					 l->dev, dir, strerror(err));
+				return -err;
+			}
 			log_warn("cannot mount optional add-on layer '%s' (%s) on %s: %m; booting "
 				 "without it",
 				 l->name, l->dev, dir);
@@ -126,6 +130,7 @@ void mount_lowers(struct strata_ctx *ctx)
 		bootrec_name_layer(&ctx->rec, l->name);
 		log_info("lower '%s' (%s, squashfs) on %s", l->name, l->dev, dir);
 	}
+	return 0;
 }
 
 /*
@@ -149,12 +154,16 @@ static const char *const collapsed_store_flags[] = {"metacopy=on", "verity=requi
  * page-size limit on the option string); kernels without it get mount(2)
  * with the same layers in one string ("::" before a data-only layer).
  */
-static void mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, const char *target)
+static int mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, const char *target,
+			 char *why, size_t whylen)
 {
 	char opts[1024], msg[256];
-	if (mkdir_p(target, 0755) < 0)
-		fatal(ctx, "cannot create %s: %m", target);
-	int r = -ENOSYS;
+	int r = mkdir_p(target, 0755);
+	if (r < 0) {
+		snprintf(why, whylen, "cannot create %s: %s", target, strerror(-r));
+		return r;
+	}
+	r = -ENOSYS;
 	if (ctx->opts.legacy_mount)
 		snprintf(msg, sizeof(msg), "strata.mountapi=legacy");
 	else
@@ -163,17 +172,26 @@ static void mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, c
 		log_debug("overlay on %s (fsopen): %zu lower(s)%s%s", target, spec->n_lowers,
 			  spec->datadir ? ", data-only " : "", spec->datadir ? spec->datadir : "");
 	} else {
-		if (r != -ENOSYS)
-			fatal(ctx, "cannot mount the overlay on %s: %s%s%s", target, strerror(-r),
-			      msg[0] ? ": " : "", msg);
+		if (r != -ENOSYS) {
+			snprintf(why, whylen, "cannot mount the overlay on %s: %s%s%s", target,
+				 strerror(-r), msg[0] ? ": " : "", msg);
+			return r;
+		}
 		log_warn("overlay on %s: no new mount API (%s); using mount(2)", target,
 			 msg[0] ? msg : "fsopen: ENOSYS");
 		r = ovl_build_options(spec, opts, sizeof(opts));
-		if (r < 0)
-			fatal(ctx, "cannot build overlay options for %s: %s", target, strerror(-r));
+		if (r < 0) {
+			snprintf(why, whylen, "cannot build overlay options for %s: %s", target,
+				 strerror(-r));
+			return r;
+		}
 		if (mount(spec->source ? spec->source : "overlay", target, "overlay", MS_NOATIME,
-			  opts) < 0)
-			fatal(ctx, "cannot mount the overlay on %s (%s): %m", target, opts);
+			  opts) < 0) {
+			r = -errno;
+			snprintf(why, whylen, "cannot mount the overlay on %s (%s): %s", target,
+				 opts, strerror(-r));
+			return r;
+		}
 		log_debug("overlay on %s: %s", target, opts);
 	}
 	/* overlayfs falls back to read-only when it cannot create work/work (ENOSPC) */
@@ -182,6 +200,7 @@ static void mount_overlay(struct strata_ctx *ctx, const struct ovl_spec *spec, c
 		log_error("overlay on %s is READ-ONLY: overlayfs could not create its work "
 			  "directory in %s (is the upper full?)",
 			  target, spec->work);
+	return 0;
 }
 
 /*
@@ -226,7 +245,7 @@ static void bind_openwrt_dirs(struct strata_ctx *ctx)
 	bind_into_root(gen, "overlay", false);
 }
 
-void mount_layers(struct strata_ctx *ctx)
+int mount_layers(struct strata_ctx *ctx, char *why, size_t whylen)
 {
 	char dirs[LOWERS_MAX][64];
 	/*
@@ -242,8 +261,11 @@ void mount_layers(struct strata_ctx *ctx)
 	for (size_t i = 0; i < ctx->n_lowers; i++) {
 		if (!ctx->lowers[i].mounted)
 			continue;
-		if (lower_dir(ctx, i, dirs[system.n_lowers], sizeof(dirs[0])) < 0)
-			fatal(ctx, "lower directory of '%s': name too long", ctx->lowers[i].name);
+		if (lower_dir(ctx, i, dirs[system.n_lowers], sizeof(dirs[0])) < 0) {
+			snprintf(why, whylen, "lower directory of '%s': name too long",
+				 ctx->lowers[i].name);
+			return -ENAMETOOLONG;
+		}
 		system.lowers[system.n_lowers] = dirs[system.n_lowers];
 		system.n_lowers++;
 	}
@@ -252,16 +274,23 @@ void mount_layers(struct strata_ctx *ctx)
 		system.datadir = STRATA_STORE;
 		system.flags = store_flags;
 	}
-	mount_overlay(ctx, &system, STRATA_SYSTEM_DIR);
+	int r = mount_overlay(ctx, &system, STRATA_SYSTEM_DIR, why, whylen);
+	if (r < 0)
+		return r;
 	bootrec_add_layer(&ctx->rec, "system", "overlay", "overlay", STRATA_SYSTEM_DIR, "mounted");
 	if (ctx->opts.stack_levels == 1) {
 		/* one level: the root is the system overlay itself, still reachable there too */
-		if (mkdir_p(STRATA_NEWROOT, 0755) < 0 ||
-		    mount(STRATA_SYSTEM_DIR, STRATA_NEWROOT, NULL, MS_BIND, NULL) < 0)
-			fatal(ctx, "cannot bind the system overlay to %s: %m", STRATA_NEWROOT);
+		if ((r = mkdir_p(STRATA_NEWROOT, 0755)) < 0 ||
+		    (r = mount(STRATA_SYSTEM_DIR, STRATA_NEWROOT, NULL, MS_BIND, NULL) < 0
+			     ? -errno
+			     : 0) < 0) {
+			snprintf(why, whylen, "cannot bind the system overlay to %s: %s",
+				 STRATA_NEWROOT, strerror(-r));
+			return r;
+		}
 		bootrec_add_layer(&ctx->rec, "root", "overlay", "overlay", "/", "system");
 		bind_openwrt_dirs(ctx);
-		return;
+		return 0;
 	}
 	struct ovl_spec user = {.lowers = {STRATA_SYSTEM_DIR},
 				.n_lowers = 1,
@@ -280,8 +309,10 @@ void mount_layers(struct strata_ctx *ctx)
 		user.flags = system.datadir ? collapsed_store_flags : collapsed_flags;
 		user.source = root_source;
 	}
-	mount_overlay(ctx, &user, STRATA_NEWROOT);
+	if ((r = mount_overlay(ctx, &user, STRATA_NEWROOT, why, whylen)) < 0)
+		return r;
 	bootrec_add_layer(&ctx->rec, "root", "overlay", "overlay", "/",
 			  ctx->opts.stack_collapsed ? "collapsed" : "mounted");
 	bind_openwrt_dirs(ctx);
+	return 0;
 }

@@ -214,31 +214,3 @@ undo:
 	close(rootfd);
 	return r;
 }
-
-void exec_init(struct strata_ctx *ctx)
-{
-	int r = attach_console();
-	if (r < 0)
-		log_warn_errno(r, "cannot reopen /dev/console in the new root: %m");
-	log_open();
-
-	snprintf(ctx->rec.init, sizeof(ctx->rec.init), "%s", ctx->opts.init);
-	uint64_t user_ns, sys_ns;
-	ctx->rec.cpu_ns = process_cpu_ns() - ctx->rec.cpu_ns;
-	process_rusage_ns(&user_ns, &sys_ns);
-	ctx->rec.cpu_user_ns = user_ns - ctx->rec.cpu_user_ns;
-	ctx->rec.cpu_sys_ns = sys_ns - ctx->rec.cpu_sys_ns;
-	char status[2048];
-	if (read_file("/proc/self/status", status, sizeof(status)) > 0)
-		ctx->rec.maxrss_kb = proc_status_kb(status, "VmHWM");
-	layers_discard_trash();
-	ctx->rec.exec_ns = now_boottime_ns();
-	boot_record_write(ctx);
-	log_info("exec %s after %llu ms", ctx->opts.init,
-		 (unsigned long long)((ctx->rec.exec_ns - ctx->rec.init_start_ns) / 1000000u));
-
-	char *const argv[] = {ctx->opts.init, NULL};
-	char *const envp[] = {"HOME=/", "TERM=linux", "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL};
-	execve(ctx->opts.init, argv, envp);
-	fatal(ctx, "cannot exec '%s': %m", ctx->opts.init);
-}

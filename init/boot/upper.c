@@ -293,21 +293,29 @@ int upper_mount_flash(struct strata_ctx *ctx, const struct data_source *data,
 	return 0;
 }
 
-void upper_degrade(struct strata_ctx *ctx, const char *reason, int err)
+int upper_degrade(struct strata_ctx *ctx, const char *reason, int err, char *why, size_t whylen)
 {
-	log_error("flash upper unusable: %s (errno %d)", reason, -err);
 	switch (ctx->opts.degraded) {
 	case DEGRADED_EMERGENCY:
 		ctx->opts.fatal = FATAL_SHELL;
-		fatal(ctx, "flash upper unusable (strata.degraded=emergency): %s", reason);
+		snprintf(why, whylen, "flash upper unusable (strata.degraded=emergency): %s",
+			 reason);
+		return err < 0 ? err : -EIO;
 	case DEGRADED_REBOOT:
 		ctx->opts.fatal = FATAL_REBOOT;
-		fatal(ctx, "flash upper unusable (strata.degraded=reboot): %s", reason);
+		snprintf(why, whylen, "flash upper unusable (strata.degraded=reboot): %s", reason);
+		return err < 0 ? err : -EIO;
 	case DEGRADED_TMPFS:
 		break;
 	}
-	if (mount("tmpfs", STRATA_DATA_DIR, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
-		fatal(ctx, "cannot set up a tmpfs upper either: %m");
+	log_error("flash upper unusable: %s (errno %d)", reason, -err);
+	if (mount("tmpfs", STRATA_DATA_DIR, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0) {
+		int e = errno;
+		snprintf(why, whylen,
+			 "flash upper unusable: %s; cannot set up a tmpfs upper either: %s", reason,
+			 strerror(e));
+		return -e;
+	}
 	snprintf(ctx->rec.degraded_reason, sizeof(ctx->rec.degraded_reason), "%s", reason);
 	ctx->rec.degraded_errno = err < 0 ? -err : err;
 	bootrec_add_layer(&ctx->rec, "upper", "tmpfs", "tmpfs", STRATA_DATA_DIR, "tmpfs");
@@ -317,4 +325,5 @@ void upper_degrade(struct strata_ctx *ctx, const char *reason, int err)
 		      "**********************************************************************\n"
 		      "  reason: %s\n\n",
 		      reason);
+	return 0;
 }

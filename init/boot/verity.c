@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-void verity_load_manifest(struct strata_ctx *ctx)
+int verity_load_manifest(struct strata_ctx *ctx, char *why, size_t whylen)
 {
 	static char text[4096];
 	char err[MANIFEST_ERR_MAX];
@@ -19,11 +19,17 @@ void verity_load_manifest(struct strata_ctx *ctx)
 	if (n >= (ssize_t)sizeof(text) - 1)
 		n = -EFBIG;
 	/* without a manifest nothing can be verified, so nothing may be mounted */
-	if (n < 0)
-		fatal(ctx, "cannot read the layer manifest %s: %s; no layer can be verified",
-		      STRATA_MANIFEST, strerror((int)-n));
-	if (manifest_parse(&ctx->manifest, text, err) < 0)
-		fatal(ctx, "layer manifest %s: %s; no layer can be verified", STRATA_MANIFEST, err);
+	if (n < 0) {
+		snprintf(why, whylen,
+			 "cannot read the layer manifest %s: %s; no layer can be verified",
+			 STRATA_MANIFEST, strerror((int)-n));
+		return (int)n;
+	}
+	int r = manifest_parse(&ctx->manifest, text, err);
+	if (r < 0)
+		snprintf(why, whylen, "layer manifest %s: %s; no layer can be verified",
+			 STRATA_MANIFEST, err);
+	return r;
 }
 
 const struct manifest_layer *verity_claim(struct strata_ctx *ctx, const char *name)
@@ -76,21 +82,24 @@ static void *measure_lowers(void *arg)
 	return NULL;
 }
 
-void verity_start(struct strata_ctx *ctx)
+int verity_start(struct strata_ctx *ctx, char *whyout, size_t whylen)
 {
-	verity_load_manifest(ctx);
+	int r = verity_load_manifest(ctx, whyout, whylen);
+	if (r < 0)
+		return r;
 	work.start_ns = now_boottime_ns();
 	work.threaded = thread_start(&work.thread, 128 * 1024, measure_lowers, ctx);
 	if (!work.threaded)
 		measure_lowers(ctx);
+	return 0;
 }
 
 /*
- * The verdict on lower i from its measurement: 0, or (an optional add-on
- * that may be dropped) -errno; any other refusal is fatal. Recorded in
- * boot.json either way.
+ * The verdict on lower i from its measurement: 0, 1 for an optional add-on
+ * refused and dropped, or -errno with whyout for any other refusal (the boot
+ * stops). Recorded in boot.json either way.
  */
-static int verdict(struct strata_ctx *ctx, size_t i)
+static int verdict(struct strata_ctx *ctx, size_t i, char *whyout, size_t whylen)
 {
 	struct lower_layer *l = &ctx->lowers[i];
 	const char *name = l->name, *dev = l->dev;
@@ -185,14 +194,13 @@ static int verdict(struct strata_ctx *ctx, size_t i)
 refused:
 	if (l->optional && m && m->optional) {
 		log_error("%s; it is optional: booting without it", why);
-		return r;
+		return 1;
 	}
-	/* the record tells why the boot stopped, whatever the fatal policy does next */
-	boot_record_write(ctx);
-	fatal(ctx, "%s", why);
+	snprintf(whyout, whylen, "%s", why);
+	return r < 0 ? r : -EBADMSG;
 }
 
-static void check_unlisted(struct strata_ctx *ctx)
+static int check_unlisted(struct strata_ctx *ctx, char *why, size_t whylen)
 {
 	for (size_t i = 0; i < ctx->manifest.n; i++) {
 		const struct manifest_layer *m = &ctx->manifest.layers[i];
@@ -205,19 +213,22 @@ static void check_unlisted(struct strata_ctx *ctx)
 			    m->name);
 			continue;
 		}
-		boot_record_write(ctx);
-		fatal(ctx, "the manifest %s lists layer '%s', which this board does not have",
-		      STRATA_MANIFEST, m->name);
+		snprintf(why, whylen,
+			 "the manifest %s lists layer '%s', which this board does not have",
+			 STRATA_MANIFEST, m->name);
+		return -ENOENT;
 	}
+	return 0;
 }
 
-void verity_finish(struct strata_ctx *ctx)
+int verity_finish(struct strata_ctx *ctx, uint64_t span[2], char *why, size_t whylen)
 {
 	if (work.threaded)
 		pthread_join(work.thread, NULL);
 	work.threaded = false;
-	/* in the record a refusal writes too; each layer's own time (with its mapping) in "ns" */
-	bootrec_phase_add(&ctx->rec, "verity", work.start_ns, now_boottime_ns());
+	/* each layer's own time (with its mapping) is its record's "ns" */
+	span[0] = work.start_ns;
+	span[1] = now_boottime_ns();
 	for (size_t i = 0; i < ctx->n_lowers; i++) {
 		struct lower_layer *l = &ctx->lowers[i];
 		if (!l->dev[0]) {
@@ -225,9 +236,12 @@ void verity_finish(struct strata_ctx *ctx)
 			verity_claim(ctx, l->name);
 			continue;
 		}
-		/* a refused optional add-on is left out; any other refusal is fatal */
-		if (verdict(ctx, i) < 0)
+		/* a refused optional add-on is left out; any other refusal stops the boot */
+		int r = verdict(ctx, i, why, whylen);
+		if (r < 0)
+			return r;
+		if (r > 0)
 			l->dev[0] = '\0';
 	}
-	check_unlisted(ctx);
+	return check_unlisted(ctx, why, whylen);
 }

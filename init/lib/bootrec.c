@@ -111,6 +111,10 @@ int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 	strbuf_json_str(&sb, rec->keep_failed);
 	strbuf_puts(&sb, ",\n  \"revert_failed\": ");
 	strbuf_json_str(&sb, rec->revert_failed);
+	strbuf_puts(&sb, ",\n  \"fatal_phase\": ");
+	strbuf_json_str(&sb, rec->fatal_phase ? rec->fatal_phase : "");
+	strbuf_puts(&sb, ",\n  \"fatal_reason\": ");
+	strbuf_json_str(&sb, rec->fatal_reason);
 	strbuf_puts(&sb, ",\n  \"record\": ");
 	strbuf_json_str(&sb, rec->record_dev);
 	strbuf_puts(&sb, ",\n  \"previous_boot\": ");

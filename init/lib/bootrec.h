@@ -65,6 +65,8 @@ struct bootrec {
 	char revert_failed[400];  /* paths a revert could not revert, with why */
 	char keep_failed[400];	  /* kept paths a reset could not keep, with why */
 	char record_dev[48];	  /* where boot outcomes are kept; empty: nowhere */
+	const char *fatal_phase;  /* the phase that stopped the boot; NULL: none did */
+	char fatal_reason[512];	  /* and why */
 	bool has_previous;
 	struct outcome_record previous; /* the newest record before this boot */
 	struct bootrec_phase phases[BOOTREC_MAX_PHASES];

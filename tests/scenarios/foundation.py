@@ -73,7 +73,7 @@ def boot_record_has_phases(ctx):
     assert ph["lower"]["end_ns"] <= ph["layers"]["start_ns"], ph
     assert ph["layers"]["end_ns"] <= ph["overlay"]["start_ns"], ph
     assert rec["mode"] == "normal" and rec["degraded_reason"] == "", rec
-    assert rec["init"] == "/sbin/init"
+    assert rec["init"] == "/sbin/init" and rec["fatal_phase"] == rec["fatal_reason"] == "", rec
     wall = rec["exec_ns"] - rec["init_start_ns"]
     # CPU counts from strata's main(), not from the kernel's initcalls that PID 1 ran before
     assert 0 < rec["cpu_user_ns"] < wall and 0 < rec["cpu_sys_ns"] < 2 * wall, rec
@@ -116,7 +116,14 @@ def missing_root_partition_reaches_emergency_shell(ctx):
     # the shell runs in the initramfs, with strata still PID 1
     assert vm.out("cat /proc/1/comm") == "init"
     assert vm.sh("test -x /init")[0] == 0
-    assert "strata: FATAL: root partition 'nosuch'" in vm.out("dmesg")
+    dmesg = vm.out("dmesg")
+    assert "strata: FATAL: root partition 'nosuch'" in dmesg
+    assert dmesg.count("FATAL:") == 1, dmesg  # logged once, by the phase runner
+    # the record names the phase that stopped the boot and why
+    rec = ctx.boot_record(vm)
+    assert rec["fatal_phase"] == "partitions", rec
+    assert "root partition 'nosuch' not found" in rec["fatal_reason"], rec
+    assert "partitions" in [p["name"] for p in rec["phases"]], rec
 
 
 @scenario(NOR)

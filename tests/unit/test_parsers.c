@@ -154,6 +154,14 @@ static void bootrec_round_trips(void)
 	CHECK_STR(s, "a\nb");
 	CHECK(json_get_u64(json, "end_ns", &v) == 0 && v == 300);
 	CHECK(json_get_string(json, "nope", s, sizeof(s)) == -ENOENT);
+	CHECK(json_get_string(json, "fatal_phase", s, sizeof(s)) == 0 && s[0] == '\0');
+	rec.fatal_phase = "partitions";
+	snprintf(rec.fatal_reason, sizeof(rec.fatal_reason), "root partition 'x' not found");
+	CHECK(bootrec_format_json(&rec, json, sizeof(json)) > 0);
+	CHECK(json_get_string(json, "fatal_phase", s, sizeof(s)) == 0);
+	CHECK_STR(s, "partitions");
+	CHECK(json_get_string(json, "fatal_reason", s, sizeof(s)) == 0);
+	CHECK_STR(s, "root partition 'x' not found");
 	CHECK(json_get_string(json, "fstype", s, sizeof(s)) == 0);
 	CHECK_STR(s, "squashfs");
 	struct bootrec_verity *ver = bootrec_add_verity(&rec);
