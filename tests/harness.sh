@@ -34,6 +34,11 @@ check reports-less '^FAIL short: announced 3 results, reported 2$' \
 check counts-a-good-runner '^counts 2 0 0$' \
 	"$(tallied good --expect 2 sh -c 'echo "PASS g/a"; echo "PASS g/b"')"
 check own-fail-is-enough '^counts 0 1 0$' "$(tallied own sh -c 'echo "FAIL o/a: x"; exit 1')"
+check exit-77-is-a-skip '^SKIP absent: no tool here$' \
+	"$(tallied absent sh -c 'echo "no tool here"; exit 77')"
+check exit-77-counts-a-skip '^counts 0 0 1$' "$(tallied absent sh -c 'echo "no tool"; exit 77')"
+check exit-77-after-a-result-is-a-fail '^FAIL late: exited 77 without reporting a failure$' \
+	"$(tallied late sh -c 'echo "PASS late/a"; exit 77')"
 check summary-is-red '^0 passed, 1 failed, 0 skipped$' \
 	"$(bash -c '. "$0/tests/lib/tally.sh"; tally <<<"FAIL x: y"; tally_summary; echo "rc $?"' "$top")"
 

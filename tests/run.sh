@@ -62,6 +62,14 @@ if gcc -O1 $warnings $san -o "$out/unit/mkverity" "$top/tools/mkverity.c" -lfsve
 else
 	tally <<<"FAIL mkverity/build: does not compile (see $out/unit/mkverity.log)"
 fi
+# the init's signature verifier against what OpenBSD's signify makes (a SKIP without it)
+# shellcheck disable=SC2086
+if gcc -std=gnu11 -O1 $warnings $san $includes -o "$out/unit/sigverify" \
+	"$top/tools/sigverify.c" "$top"/init/lib/{sha512,ed25519,signify}.c 2> "$out/unit/sigverify.log"; then
+	run_tallied signify "$top/tests/signify.sh" "$out/unit/sigverify" "$out/signify"
+else
+	tally <<<"FAIL signify/build: does not compile (see $out/unit/sigverify.log)"
+fi
 # ---- fuzz targets, briefly (make fuzz runs them longer); static analysis ----------
 # shellcheck disable=SC2154
 run_tallied fuzz env TEST_OUT="$out" "$top/tests/fuzz/fuzz.sh" \
