@@ -62,6 +62,23 @@ if gcc -O1 $warnings $san -o "$out/unit/mkverity" "$top/tools/mkverity.c" -lfsve
 else
 	tally <<<"FAIL mkverity/build: does not compile (see $out/unit/mkverity.log)"
 fi
+# the bootloader environments against fw_printenv/fw_setenv and grub-editenv;
+# exit 77 (a tool missing) is a SKIP with the script's last line as the reason
+skip_on_77() { # name command...
+	local name=$1 lines rc
+	shift
+	lines=$("$@")
+	rc=$?
+	if [ $rc = 77 ]; then
+		echo "SKIP $name: $(tail -n 1 <<<"$lines")"
+		return 0
+	fi
+	[ -z "$lines" ] || printf '%s\n' "$lines"
+	return $rc
+}
+if [[ bootenv/ =~ $filter ]]; then
+	run_tallied bootenv skip_on_77 bootenv/all "$top/tests/bootenv.sh" "$out/bootenv"
+fi
 # ---- fuzz targets, briefly (make fuzz runs them longer); static analysis ----------
 # shellcheck disable=SC2154
 run_tallied fuzz env TEST_OUT="$out" "$top/tests/fuzz/fuzz.sh" \
