@@ -55,7 +55,7 @@ else
 fi
 
 # Debian 12's clang-format (14) is the reference: another version may format otherwise
-cfiles=(init/*.c init/*/*.[ch] tools/*.c tests/unit/*.[ch] tests/fuzz/*.[ch] tests/bench/*.c)
+cfiles=(init/*.c init/*/*.[ch] tools/*.c tests/*.c tests/unit/*.[ch] tests/fuzz/*.[ch] tests/bench/*.c)
 if clang-format --dry-run --Werror "${cfiles[@]}" > "$out/clang-format.txt" 2>&1; then
 	echo "PASS lint/clang-format (${#cfiles[@]} files, $(clang-format --version | grep -o 'version [0-9]*'))"
 else

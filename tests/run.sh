@@ -70,6 +70,10 @@ if gcc -std=gnu11 -O1 $warnings $san $includes -o "$out/unit/sigverify" \
 else
 	tally <<<"FAIL signify/build: does not compile (see $out/unit/sigverify.log)"
 fi
+# the bootloader environments against fw_printenv/fw_setenv and grub-editenv (a SKIP without them)
+if [[ bootenv/ =~ $filter ]]; then
+	run_tallied bootenv "$top/tests/bootenv.sh" "$out/bootenv"
+fi
 # ---- fuzz targets, briefly (make fuzz runs them longer); static analysis ----------
 # shellcheck disable=SC2154
 run_tallied fuzz env TEST_OUT="$out" "$top/tests/fuzz/fuzz.sh" \

@@ -14,7 +14,7 @@ if [ "${1:-}" = "--check" ]; then check=1; shift; fi
 packages="make gcc libc6-dev musl-tools busybox-static squashfs-tools mtd-utils
 kconfig-frontends-nox cpio xz-utils gzip kmod qemu-system-x86 python3 e2fsprogs f2fs-tools
 fsverity libfsverity-dev cryptsetup-bin fdisk clang libclang-rt-dev clang-tidy clang-format shellcheck cppcheck valgrind util-linux
-signify-openbsd $*"
+signify-openbsd libubootenv-tool grub-common $*"
 
 missing=""
 for p in $packages; do
