@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -403,12 +404,9 @@ static void *close_devices(void *arg)
 
 /*
  * A button whose driver binds after the init started is waited for, up to
- * wait_ms, when no device with the key is there yet; then, since a keyboard
- * tells of a held key only by its next make code, up to settle_ms for the
- * first event. Costs nothing when the device is there.
+ * wait_ms, when no device with the key is there yet.
  */
-static void wait_for_button(struct button_devs *d, unsigned key, unsigned wait_ms,
-			    unsigned settle_ms)
+static void wait_for_button(struct button_devs *d, unsigned key, unsigned wait_ms)
 {
 	int ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (ino < 0)
@@ -427,15 +425,41 @@ static void wait_for_button(struct button_devs *d, unsigned key, unsigned wait_m
 		}
 	}
 	close(ino);
-	if (!d->n) {
+	if (!d->n)
 		log_warn("button: no input device with key %u after %u ms; not checked at power-on",
 			 key, wait_ms);
-		return;
+	else
+		log_info("button: its device appeared after %llu ms",
+			 (unsigned long long)(clock_ms(CLOCK_MONOTONIC) - start));
+}
+
+/*
+ * A keyboard tells of a held key only by its next make code (its typematic
+ * repeat): a device younger than BUTTON_SETTLE_MS may not have reported yet,
+ * so its first report is awaited until it is that old. devtmpfs stamps the
+ * node when the kernel registers the device.
+ */
+#define BUTTON_SETTLE_MS 300
+
+static void settle_young_devices(struct button_devs *d)
+{
+	struct timespec now;
+	int64_t youngest = BUTTON_SETTLE_MS;
+	clock_gettime(CLOCK_REALTIME, &now);
+	for (unsigned i = 1; i <= d->n; i++) {
+		struct stat st;
+		if (fstat(d->pfd[i].fd, &st) < 0)
+			continue;
+		int64_t age = (int64_t)(now.tv_sec - st.st_ctim.tv_sec) * 1000 +
+			      (now.tv_nsec - st.st_ctim.tv_nsec) / 1000000;
+		if (age >= 0 && age < youngest)
+			youngest = age;
 	}
-	log_info("button: its device appeared after %llu ms",
-		 (unsigned long long)(clock_ms(CLOCK_MONOTONIC) - start));
-	if (!any_held(d, key))
-		poll(d->pfd + 1, d->n, (int)settle_ms);
+	if (youngest < BUTTON_SETTLE_MS) {
+		log_info("button: device registered %lld ms ago; awaiting its first report",
+			 (long long)youngest);
+		poll(d->pfd + 1, d->n, (int)(BUTTON_SETTLE_MS - youngest));
+	}
 }
 
 int button_at_boot(uint64_t held_ns[2])
@@ -450,7 +474,9 @@ int button_at_boot(uint64_t held_ns[2])
 	button_conf_defaults(&conf);
 	button_fsm_init(&fsm, &conf);
 	if (!scan_devices(&d, conf.key) && CONFIG_STRATA_BUTTON_WAIT_MS)
-		wait_for_button(&d, conf.key, CONFIG_STRATA_BUTTON_WAIT_MS, 100);
+		wait_for_button(&d, conf.key, CONFIG_STRATA_BUTTON_WAIT_MS);
+	if (CONFIG_STRATA_BUTTON_WAIT_MS && d.n && !any_held(&d, conf.key))
+		settle_young_devices(&d);
 	held_ns[0] = held_ns[1] = 0;
 	if (any_held(&d, conf.key)) {
 		held_ns[0] = now_boottime_ns();
