@@ -219,6 +219,18 @@ def boot_holding(dev):
     return vm, qmp
 
 
+@scenario(NOR)
+def button_device_missing_at_power_on_is_waited_for_and_named(ctx):
+    # i8042.nokbd: no keyboard ever appears; the check waits its
+    # CONFIG_STRATA_BUTTON_WAIT_MS, says so, and the boot goes on
+    vm = ctx.machine().boot(append="i8042.nokbd")
+    vm.expect(r"button: no input device with key 88 after 1000 ms; not checked at power-on",
+              from_start=True)
+    rec = ctx.boot_record(vm)
+    assert rec["request_applied"] == "" and rec["fatal_phase"] == "", rec
+    assert "button" not in [p["name"] for p in rec["phases"]], rec
+
+
 @scenario(NOR, collapsed=(NOR,))
 def button_held_at_power_on(ctx):
     dev = ctx.machine()
