@@ -15,8 +15,10 @@ installed() { # NAME DIR LOG
 	local bin=$2/sbin/strata
 	if [ ! -x "$bin" ]; then
 		echo "FAIL integration/$1: no $bin (log: $3)"
-	elif readelf -l "$bin" | grep -q INTERP; then
+	elif grep -q INTERP <<<"$(readelf -l "$bin")"; then
 		echo "FAIL integration/$1: $bin is not static"
+	elif ! grep -q GNU_RELRO <<<"$(readelf -l "$bin")"; then
+		echo "FAIL integration/$1: the build's TARGET_LDFLAGS (-z relro) did not reach $bin"
 	elif [ "$(readlink "$2/sbin/firstboot")" != strata ] ||
 		[ "$(readlink "$2/sbin/factoryreset")" != strata ]; then
 		echo "FAIL integration/$1: firstboot/factoryreset links missing in $2/sbin"

@@ -69,10 +69,23 @@ fi
 # every shell script git knows, by its #! line (tools/start-qemu.sh.in
 # included) or, for a sourced file, its "# shellcheck shell=" directive;
 # files they source are followed (-x)
+is_script() { head -c 32 "$1" | grep -q '^#!.*sh' || head -n 3 "$1" | grep -q '^# shellcheck shell='; }
 mapfile -t scripts < <(git ls-files | while read -r f; do
-	[ -f "$f" ] && [ ! -L "$f" ] && { head -c 32 "$f" | grep -q '^#!.*sh' ||
-		head -n 3 "$f" | grep -q '^# shellcheck shell='; } && echo "$f"
+	[ -f "$f" ] && [ ! -L "$f" ] && is_script "$f" && echo "$f"
 done)
+# a shell file by its name that is neither would be skipped unseen: a sourced
+# fragment (board/*/qemu.sh, tools/build-lib.sh, a root's etc/profile) must
+# name the shell that sources it
+mapfile -t unmarked < <(git ls-files | grep -E '(\.sh|\.sh\.in|\.bash|/profile)$' | while read -r f; do
+	[ -f "$f" ] && [ ! -L "$f" ] && ! is_script "$f" && echo "$f"
+done)
+if [ ${#unmarked[@]} -gt 0 ]; then
+	echo "FAIL lint/shellcheck-coverage: neither a #! line nor a '# shellcheck shell=' directive" \
+		"in its first 3 lines: ${unmarked[*]}"
+	rc=1
+else
+	echo "PASS lint/shellcheck-coverage (every *.sh, *.sh.in and profile is linted)"
+fi
 if shellcheck -x -f gcc "${scripts[@]}" > "$out/shellcheck.txt" 2>&1; then
 	echo "PASS lint/shellcheck (${#scripts[@]} scripts)"
 else

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Every test of strata: host unit tests under ASan+UBSan, image builds of each
-# tested board, then QEMU scenarios in parallel. The last line is
+# Every test of strata: host unit tests under ASan+UBSan, the make interface
+# (tests/build.sh), image builds of each tested board, then QEMU scenarios in
+# parallel. The last line is
 # "N passed, N failed, N skipped".
 #
 # usage: tests/run.sh [--unit-only] [-k REGEX] [--boards "B1 B2"]
@@ -52,6 +53,11 @@ done
 # ---- the harness itself: what must make this suite red does ------------------
 if [[ harness/ =~ $filter ]]; then
 	run_tallied harness "$top/tests/harness.sh" "$out/harness"
+fi
+
+# ---- the make interface short of images: every kind of root (make rootfs) ----
+if [[ build/ =~ $filter ]]; then
+	run_tallied build "$top/tests/build.sh" "$out/build"
 fi
 
 # ---- host tools -----------------------------------------------------------------

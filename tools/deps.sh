@@ -1,28 +1,30 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Installs what building and testing strata needs, from the machine's own
-# Debian package sources. Idempotent and quiet when everything is present.
-# usage: deps.sh [--check] [PACKAGE[:ARCH]...]
-#   --check: exit 1 if something is missing, install nothing
-#   PACKAGE: what the configured board needs besides (the Makefile passes its
-#   QEMU and cross compiler); a foreign :ARCH is added to dpkg's architectures
-#   first, then the machine's own package sources are read again.
+# The Debian packages a target needs: checked (--check, what every target but
+# deps, run and check does) or installed from the machine's own package
+# sources (make deps). Idempotent and quiet when everything is present.
+# usage: deps.sh [--check] PACKAGE[:ARCH]...
+#   --check: print "missing packages: ..." and exit 1 if one is not
+#   installed; install nothing
+#   a foreign :ARCH is added to dpkg's architectures first, then the
+#   machine's own package sources are read again
 set -eu
 check=0
 if [ "${1:-}" = "--check" ]; then check=1; shift; fi
+[ $# -gt 0 ] || exit 0
 
-packages="make gcc libc6-dev musl-tools busybox-static squashfs-tools mtd-utils
-kconfig-frontends-nox cpio xz-utils gzip kmod qemu-system-x86 python3 e2fsprogs f2fs-tools
-fsverity libfsverity-dev cryptsetup-bin fdisk clang libclang-rt-dev clang-tidy clang-format shellcheck cppcheck valgrind util-linux
-signify-openbsd libubootenv-tool grub-common $*"
-
+if ! command -v dpkg-query >/dev/null; then
+	echo "not a Debian system (no dpkg-query) to check for: $*; provide them and set SKIP_DEPS=1" >&2
+	exit 1
+fi
+# one query for all (a query per package costs a make run seconds);
+# dpkg names a Multi-Arch package of the native architecture PACKAGE:ARCH
+native=$(dpkg --print-architecture)
+installed=$(dpkg-query -W -f='${binary:Package} ${db:Status-Abbrev}\n' "$@" 2>/dev/null |
+	awk -v native=":$native" '$2 == "ii" { sub(native "$", "", $1); print $1 }' || true)
 missing=""
-for p in $packages; do
-	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-	case "$status" in
-	*"install ok installed"*) ;;
-	*) missing="$missing $p" ;;
-	esac
+for p in "$@"; do
+	printf '%s\n' "$installed" | grep -qxF "${p%:"$native"}" || missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
 if [ $check = 1 ]; then
@@ -41,7 +43,6 @@ update=0
 if [ -z "$(find "$lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ]; then
 	update=1
 fi
-native=$(dpkg --print-architecture)
 for p in $missing; do
 	case "$p" in *:*) ;; *) continue ;; esac
 	arch=${p#*:}

@@ -1,40 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Assembles a board's images from the strata binary, the kernel package, the
-# busybox root and the overlays. Called by the Makefile with its variables in
-# the environment; every input is sorted and dated SOURCE_DATE_EPOCH so the
-# same configuration gives byte-identical images.
+# root tree that tools/mkrootfs.sh assembled and the add-ons. Called by the
+# Makefile with its variables in the environment; every input is sorted and
+# dated SOURCE_DATE_EPOCH so the same configuration gives byte-identical images.
 set -euo pipefail
 : "${TOPDIR:?}" "${BUILD:?}" "${IMAGES:?}" "${BOARD_DIR:?}" "${KERNEL_DIR:?}"
 : "${STRATA_BIN:?}" "${MKCPIO:?}" "${MKVERITY:?}" "${BUSYBOX:?}" "${SOURCE_DATE_EPOCH:?}"
-: "${OVERLAYS:=}" "${EMERGENCY_SHELL:=y}" "${INITRAMFS_COMP:=xz}" "${ROOTFS:=}" "${ADDONS:=}"
+: "${EMERGENCY_SHELL:=y}" "${INITRAMFS_COMP:=xz}" "${ROOTFS:=}" "${ADDONS:=}"
 : "${ROOT_PART:=rootfs}" "${UPPER_FS:?}"
 : "${VERITY:=}" "${VERITY_MODE:=digest}" "${FEC_ROOTS:=0}" "${MODULES_XZ:=y}" "${ROOT_IMAGE:=rootfs.squashfs}"
 export SOURCE_DATE_EPOCH
 
-step() { printf '  %-7s %s\n' "$1" "$2"; }
-die() { echo "mkimages: $*" >&2; exit 1; }
+# shellcheck source=tools/build-lib.sh
+. "$TOPDIR/tools/build-lib.sh"
 
 # Progress bars only where someone watches.
 if [ -t 1 ]; then progress=(); else progress=(-no-progress); fi
-
-# Relative paths are relative to the source tree, where make runs.
-abspath() { case "$1" in /*) echo "$1" ;; *) echo "$TOPDIR/$1" ;; esac; }
-
-# Copies a directory or unpacks a tarball into DEST, keeping ownership
-# (which needs root for trees owned by others, as every root filesystem is).
-unpack_tree() { # WHAT SRC DEST
-	local src
-	src=$(abspath "$2")
-	if [ -d "$src" ]; then
-		cp -a "$src/." "$3/"
-	elif [ -f "$src" ]; then
-		tar -xf "$src" -C "$3" --numeric-owner ||
-			die "$1 '$2': cannot unpack (a tarball: .tar, .tar.gz, .tar.xz, .tar.zst)"
-	else
-		die "$1 '$2': no such directory or tarball"
-	fi
-}
 
 # A squashfs lower from a tree: sorted by mksquashfs, every time SOURCE_DATE_EPOCH.
 squash() { # TREE IMAGE [MKSQUASHFS OPTIONS]
@@ -66,64 +48,15 @@ squash() { # TREE IMAGE [MKSQUASHFS OPTIONS]
 	rm -f "$img.root"
 }
 
-# The applets of $BUSYBOX with their paths (--list-full). A busybox of another
-# architecture does not run here (unless binfmt_misc hands it to qemu-user):
-# the host's own busybox then lists them, once it is checked that the
-# target's binary carries the very same applet name table.
-busybox_applets() { # OUT
-	if "$BUSYBOX" --list-full > "$1" 2>/dev/null; then return; fi
-	local host=${HOST_BUSYBOX:-/bin/busybox}
-	"$host" --list > "$1.names"
-	python3 -c 'import sys
-names = open(sys.argv[2]).read().split()
-sys.exit(0 if ("\0".join(names) + "\0").encode() in open(sys.argv[1], "rb").read() else 1)' \
-		"$BUSYBOX" "$1.names" ||
-		die "$BUSYBOX does not run here and its applets differ from $host's; use the same busybox version, or install qemu-user-binfmt"
-	"$host" --list-full > "$1"
-}
-
 mkdir -p "$IMAGES"
 applets="$BUILD/busybox.applets"
 busybox_applets "$applets"
 
-# ---- root filesystem: the builder's tree or busybox, + overlays + strata -----
+# ---- root filesystem: $BUILD/rootfs, from tools/mkrootfs.sh ------------------
 rootfs="$BUILD/rootfs"
-rm -rf "$rootfs"
-mkdir -p "$rootfs"
-if [ -n "$ROOTFS" ]; then
-	step ROOTFS "$ROOTFS"
-	unpack_tree ROOTFS "$ROOTFS" "$rootfs"
-	[ -e "$rootfs/sbin/init" ] || [ -L "$rootfs/sbin/init" ] ||
-		echo "mkimages: warning: ROOTFS '$ROOTFS' has no /sbin/init (set STRATA_INIT)" >&2
-	squash_opts=()
-else
-	mkdir -p "$rootfs"/{bin,sbin,usr/bin,usr/sbin,etc,dev,proc,sys,run,tmp,root,lib,mnt}
-	chmod 1777 "$rootfs/tmp"
-	chmod 0700 "$rootfs/root"
-	step ROOTFS "busybox $(grep -aom1 'BusyBox v[0-9.]*' "$BUSYBOX" | head -n 1 | cut -c9-)"
-	install -m 0755 "$BUSYBOX" "$rootfs/bin/busybox"
-	sort "$applets" | while read -r applet; do
-		[ -e "$rootfs/$applet" ] && continue
-		depth=$(($(tr -cd / <<<"$applet" | wc -c)))
-		rel=$(printf '../%.0s' $(seq 1 "$depth"))bin/busybox
-		ln -s "$rel" "$rootfs/$applet"
-	done
-	squash_opts=(-all-root)
-fi
-mkdir -p "$rootfs"/{sbin,dev,proc,sys,run}
-install -m 0755 "$STRATA_BIN" "$rootfs/sbin/strata"
-# OpenWrt's names: fstools' programs and base-files' firstboot are replaced
-# (left in place, fstools' jffs2reset would empty the mounted data flash)
-for name in firstboot factoryreset jffs2reset jffs2mark mount_root; do
-	rm -f "$rootfs/sbin/$name"
-	ln -s strata "$rootfs/sbin/$name"
-done
-for ov in $OVERLAYS; do
-	ov=$(abspath "$ov")
-	[ -d "$ov" ] || die "overlay directory '$ov' does not exist"
-	step OVERLAY "${ov#"$TOPDIR"/}"
-	cp -a --no-preserve=ownership "$ov/." "$rootfs/"
-done
+[ -d "$rootfs" ] || die "no $rootfs (tools/mkrootfs.sh makes it)"
+# the built-in root's files are root's; a root of the builder's keeps its owners
+if [ -n "$ROOTFS" ]; then squash_opts=(); else squash_opts=(-all-root); fi
 step SQUASH rootfs.squashfs
 squash "$rootfs" "$IMAGES/rootfs.squashfs" "${squash_opts[@]}"
 
@@ -241,7 +174,7 @@ case "$INITRAMFS_COMP" in
 xz) out="$IMAGES/initramfs.cpio.xz"; comp=(xz -9 --check=crc32 -T1) ;;
 gzip) out="$IMAGES/initramfs.cpio.gz"; comp=(gzip -9 -n) ;;
 none) out="$IMAGES/initramfs.cpio"; comp=(cat) ;;
-*) echo "mkimages: unknown initramfs compression '$INITRAMFS_COMP'" >&2; exit 1 ;;
+*) die "unknown initramfs compression '$INITRAMFS_COMP'" ;;
 esac
 step CPIO "$(basename "$out")"
 rm -f "$IMAGES"/initramfs.cpio "$IMAGES"/initramfs.cpio.*

@@ -6,6 +6,9 @@
 # usage: make -f buildroot.mk BR2_EXTERNAL_STRATA_PATH=... BUILD_DIR=... TARGET_DIR=...
 BR2_PACKAGE_STRATA_DEFCONFIG = "qemu_x86_64_nor"
 TARGET_CROSS ?=
+# about as Buildroot has them with BR2_FORTIFY_SOURCE_1 and BR2_RELRO_FULL
+TARGET_CFLAGS = -D_LARGEFILE_SOURCE -D_LARGEFILE64_SOURCE -D_FILE_OFFSET_BITS=64 -Os -g0 -D_FORTIFY_SOURCE=1
+TARGET_LDFLAGS = -Wl,-z,relro -Wl,-z,now
 TARGET_MAKE_ENV = PATH="$(PATH)"
 SOURCE_DATE_EPOCH ?= 0
 qstrip = $(strip $(subst ",,$(1)))

@@ -263,7 +263,7 @@ def size_bench(args, board):
             o = os.path.join(args.out, "%s-%dmib-%s" % (board, mib, mode))
             images[(mib, mode)] = build_images(o, board, [
                 "CONFIG_STRATA_MODULES_XZ=", "CONFIG_STRATA_VERITY_MODE=" + mode,
-                "CONFIG_STRATA_ROOTFS_OVERLAYS=overlays/rootfs " + tree])
+                "OVERLAYS=" + tree])
         o = os.path.join(args.out, "%s-%dmib-digest" % (board, mib))
         images[(mib, "shell")] = os.path.join(o, "images-shell-ko")
         shell_images(os.path.join(o, "build"), images[(mib, "digest")], images[(mib, "shell")],
@@ -428,7 +428,7 @@ def openwrt_bench(args, board_images):
     if not os.path.exists(tarball):
         return [("OpenWrt incumbent", "skipped", "no %s (set OPENWRT_ROOTFS)" % tarball)], {}
     o = os.path.join(args.out, args.board + "-openwrt")
-    strata = build_images(o, args.board, ["ROOTFS=" + tarball, "CONFIG_STRATA_ROOTFS_OVERLAYS="])
+    strata = build_images(o, args.board, ["ROOTFS=" + tarball])
     fstools = fstools_images(o, strata, tarball)
     runs = {}
     for i in range(args.openwrt_boots):

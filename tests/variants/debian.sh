@@ -90,5 +90,3 @@ rm -rf "$tree"
 echo "ROOTFS=$dir/rootfs.tar"
 # systemd wants what a distribution kernel has (cgroups, autofs, namespaces)
 echo "KERNEL=modular"
-# systemd's console is the kernel's; the test root's busybox overlay stays out
-echo "CONFIG_STRATA_ROOTFS_OVERLAYS="

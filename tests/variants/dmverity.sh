@@ -13,4 +13,4 @@ set -euo pipefail
 echo "CONFIG_STRATA_VERITY_MODE=dm-verity"
 echo "CONFIG_STRATA_DMVERITY_FEC_ROOTS=0"
 "$(dirname "$0")/addons.sh" "$1/addons" "$2"
-echo "CONFIG_STRATA_ROOTFS_OVERLAYS=overlays/rootfs $1/tree"
+echo "OVERLAYS=$1/tree"

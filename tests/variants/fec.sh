@@ -8,4 +8,4 @@
 set -euo pipefail
 "$(dirname "$0")/blob.sh" "$1"
 echo "CONFIG_STRATA_VERITY_MODE=dm-verity"
-echo "CONFIG_STRATA_ROOTFS_OVERLAYS=overlays/rootfs $1/tree"
+echo "OVERLAYS=$1/tree"

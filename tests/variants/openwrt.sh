@@ -12,6 +12,5 @@ if [ ! -f "$tarball" ]; then
 	exit 77
 fi
 mkdir -p "$1"
+# nothing else: OpenWrt's own files only (the test root's overlays are the built-in root's)
 echo "ROOTFS=$(cd "$(dirname "$tarball")" && pwd)/$(basename "$tarball")"
-# OpenWrt's own files only: the test root's overlay is not laid over it
-echo "CONFIG_STRATA_ROOTFS_OVERLAYS="
