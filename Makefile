@@ -131,7 +131,7 @@ HOSTCC ?= gcc
 # The toolchain's packages: musl-tools natively; for Debian's ARCH-linux-musl-
 # wrapper (a bare prefix of a known architecture) its compiler and libc; any
 # other CROSS_COMPILE is the builder's toolchain, found or not in PATH.
-cross_arch := $(foreach a,$(ARCHS),$(if $(filter $(a)-linux-musl-,$(CROSS_COMPILE)),$(a)))
+cross_arch := $(strip $(foreach a,$(ARCHS),$(if $(filter $(a)-linux-musl-,$(CROSS_COMPILE)),$(a))))
 cross_pkgs = gcc-$(1)-linux-gnu musl-dev:$(DEB_ARCH_$(1))
 TARGET_CC_PKGS := $(if $(CROSS_COMPILE),$(if $(cross_arch),$(call cross_pkgs,$(cross_arch))),musl-tools)
 # init/lib: pure code, host-tested and fuzzed; init/boot: PID 1's phases;
@@ -244,7 +244,8 @@ PKGS_lint := $(PKGS_config) cppcheck clang-tidy clang-format shellcheck
 PKGS_fuzz := $(PKGS_config) clang libclang-rt-dev
 # the host tests with the harness, mkverity, fuzz and lint, and the build tests (make rootfs)
 PKGS_unit := $(PKGS_rootfs) $(PKGS_lint) $(PKGS_fuzz) gcc libc6-dev libfsverity-dev fsverity \
-	squashfs-tools util-linux signify-openbsd libubootenv-tool grub-common
+	squashfs-tools util-linux signify-openbsd libubootenv-tool grub-common \
+	u-boot-qemu u-boot-tools qemu-system-arm fdisk e2fsprogs
 PKGS_boot := $(PKGS_images) $(QEMU_PKG_$(BOARD_ARCH))
 # make deps: the tests build and boot every board, each architecture's
 arch_pkgs = $(QEMU_PKG_$(1)) $(call kernel_cc_pkg,$(1)) \

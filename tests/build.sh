@@ -200,6 +200,15 @@ else
 	pass deps-check
 fi
 
+# ---- a cross board: its toolchain's packages are named whole (PACKAGE:ARCH) ----
+if ! make -C "$top" O="$work/cross" BOARD=qemu_aarch64_virt strata > "$work/cross.log" 2>&1; then
+	fail cross-board-builds "make BOARD=qemu_aarch64_virt strata: $(tail -n 3 "$work/cross.log" | tr '\n' ' ')"
+elif ! grep -q 'STRIP.*(aarch64)' "$work/cross.log"; then
+	fail cross-board-builds "no aarch64 binary in: $(tr '\n' ' ' < "$work/cross.log")"
+else
+	pass cross-board-builds
+fi
+
 # ---- BOARD=: the board of an O without a configuration; a configured O must match
 if ! make -C "$top" O="$work/board" BOARD=qemu_x86_64_nand strata > "$work/board.log" 2>&1; then
 	fail board-configures "make BOARD=qemu_x86_64_nand strata failed (log: $work/board.log)"

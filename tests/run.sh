@@ -80,6 +80,10 @@ fi
 if [[ bootenv/ =~ $filter ]]; then
 	run_tallied bootenv "$top/tests/bootenv.sh" "$out/bootenv"
 fi
+# the A/B boot counting in a real U-Boot (short of a kernel: a few seconds a try)
+if [[ uboot/ =~ $filter ]]; then
+	run_tallied uboot "$top/tests/uboot.sh" "$out/uboot"
+fi
 # ---- fuzz targets, briefly (make fuzz runs them longer); static analysis ----------
 # shellcheck disable=SC2154
 run_tallied fuzz env TEST_OUT="$out" "$top/tests/fuzz/fuzz.sh" \
@@ -182,6 +186,7 @@ if [ $unit_only = 0 ]; then
 		cli 2 "unknown argument '--bogus'" status --bogus
 		cli 1 "cannot read '/run/strata/boot.json'" status
 		cli --boot-record 0 "assembly:  1769.534 ms" status
+		cli --boot-record 0 "slot:      A" status
 		cli --boot-record 0 '"first_boot": true' status --json
 		cli --boot-record 0 "total                         1769.5" analyze
 		cli --boot-record 0 '{"total_ms": 1769.534, "phases": [' analyze --json

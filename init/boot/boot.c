@@ -101,6 +101,9 @@ static int phase_cmdline(struct strata_ctx *ctx, struct boot_run *run, char *why
 	ctx->user_separate = ctx->opts.user_part[0] != '\0';
 	ctx->rec.stack_levels = ctx->opts.stack_levels;
 	ctx->rec.stack_collapsed = ctx->opts.stack_collapsed;
+	memcpy(ctx->rec.slot, ctx->opts.slot, sizeof(ctx->rec.slot));
+	if (ctx->opts.slot[0])
+		log_info("booted from slot %s", ctx->opts.slot);
 	return 0;
 }
 
@@ -292,25 +295,29 @@ static int find_upper(const char *role, const char *name, unsigned percent, unsi
 static int find_lowers(struct strata_ctx *ctx, char *why, size_t len)
 {
 	struct lower_layer *base = &ctx->lowers[ctx->n_lowers - 1];
-	int r =
-	    wait_for(flash->lower, base->name, base->dev, sizeof(base->dev), ctx->opts.rootwait_ms);
+	char part[64]; /* the layer's partition in the booted slot */
+	int r = opts_slot_part(&ctx->opts, base->name, part, sizeof(part));
+	if (r == 0)
+		r = wait_for(flash->lower, part, base->dev, sizeof(base->dev),
+			     ctx->opts.rootwait_ms);
 	if (r == -EINVAL) {
 		snprintf(why, len,
 			 "the flash's partition table is malformed; cannot look up partition '%s'",
-			 base->name);
+			 part);
 		return r;
 	}
 	if (r < 0) {
 		/* -ENODEV: there, but no block device (ubiblock) appeared */
-		not_found(why, len, "root", base->name, r, ctx->opts.rootwait_ms);
+		not_found(why, len, "root", part, r, ctx->opts.rootwait_ms);
 		return r;
 	}
 	for (size_t i = 0; i + 1 < ctx->n_lowers; i++) {
 		struct lower_layer *l = &ctx->lowers[i];
-		if ((r = wait_for(flash->lower, l->name, l->dev, sizeof(l->dev), 0)) == 0)
+		r = opts_slot_part(&ctx->opts, l->name, part, sizeof(part));
+		if (r == 0 && (r = wait_for(flash->lower, part, l->dev, sizeof(l->dev), 0)) == 0)
 			continue;
 		l->dev[0] = '\0';
-		not_found(why, len, NULL, l->name, r, 0);
+		not_found(why, len, NULL, part, r, 0);
 		if (!l->optional)
 			return r;
 		log_warn("optional %s; booting without it", why);

@@ -220,6 +220,9 @@ int cmd_status(int argc, char **argv)
 	if (degraded)
 		printf("reason:    %s\n", reason);
 	printf("init:      %s\n", init);
+	char slot[8];
+	if (json_get_string(text, "slot", slot, sizeof(slot)) == 0 && slot[0])
+		printf("slot:      %s\n", slot);
 	show_record_notes(text);
 	show_pending_request();
 	show_flash_use();

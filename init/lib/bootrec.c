@@ -80,6 +80,8 @@ int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 		      rec->cpu_sys_ns, rec->maxrss_kb, rec->initramfs_bytes_before,
 		      rec->initramfs_bytes_after, rec->cmdline_rejected);
 	strbuf_json_str(&sb, rec->init);
+	strbuf_puts(&sb, ",\n  \"slot\": ");
+	strbuf_json_str(&sb, rec->slot);
 	strbuf_puts(&sb, ",\n  \"mode\": ");
 	strbuf_json_str(&sb, rec->degraded_reason[0] ? "degraded" : "normal");
 	strbuf_puts(&sb, ",\n  \"degraded_reason\": ");

@@ -186,6 +186,10 @@ static const char *apply(struct strata_opts *o, const char *key, const char *val
 		if (strlen(val) >= sizeof(o->root_part))
 			return "is too long";
 		copy_str(dst, sizeof(o->root_part), val);
+	} else if (strcmp(key, "slot") == 0) {
+		if (val[0] < 'A' || val[0] > 'Z' || val[1])
+			return "expects a slot's letter (A, B)";
+		copy_str(o->slot, sizeof(o->slot), val);
 	} else if (strcmp(key, "fatal") == 0) {
 		if ((i = lookup(fatal_names, 3, val)) < 0)
 			return "expects shell, hang or reboot";
@@ -274,4 +278,11 @@ int cmdline_module_params(const char *cmdline, const char *module, char *out, si
 		used += (size_t)n;
 	}
 	return 0;
+}
+
+int opts_slot_part(const struct strata_opts *o, const char *name, char *buf, size_t len)
+{
+	int n = o->slot[0] ? snprintf(buf, len, "%s_%c", name, o->slot[0] - 'A' + 'a')
+			   : snprintf(buf, len, "%s", name);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

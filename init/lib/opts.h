@@ -14,6 +14,7 @@ struct strata_opts {
 	char root_part[64];	 /* strata.root=     MTD name of the squashfs lower */
 	char data_part[64];	 /* strata.data=     MTD name of the writable upper */
 	char user_part[64];	 /* strata.user=     the user layer's own partition, "" for none */
+	char slot[2];		 /* strata.slot=     the A/B slot the bootloader started, "" for none */
 	enum fatal_policy fatal; /* strata.fatal=    shell|hang|reboot */
 	enum degraded_policy degraded; /* strata.degraded= tmpfs|emergency|reboot */
 	unsigned rootwait_ms;	       /* strata.rootwait= ms to wait for partitions */
@@ -37,6 +38,13 @@ struct strata_opts {
  * fragment); both are then untouched.
  */
 const char *stack_parse(const char *text, unsigned *levels, bool *collapsed);
+
+/*
+ * The partition of lower layer NAME in the booted slot: NAME itself, or with
+ * a slot, NAME_<slot in lower case> ("rootfs_b"): each slot has its own
+ * lowers; the data partition is shared. -ENAMETOOLONG if it does not fit.
+ */
+int opts_slot_part(const struct strata_opts *o, const char *name, char *buf, size_t len);
 
 /* Called once per rejected key; why is a complete sentence fragment. */
 typedef void (*opts_report_fn)(void *arg, const char *key, const char *why);

@@ -74,6 +74,7 @@ def boot_record_has_phases(ctx):
     assert ph["layers"]["end_ns"] <= ph["overlay"]["start_ns"], ph
     assert rec["mode"] == "normal" and rec["degraded_reason"] == "", rec
     assert rec["init"] == "/sbin/init" and rec["fatal_phase"] == rec["fatal_reason"] == "", rec
+    assert rec["slot"] == "", rec  # no strata.slot=: not booted from a slot
     wall = rec["exec_ns"] - rec["init_start_ns"]
     # CPU counts from strata's main(), not from the kernel's initcalls that PID 1 ran before
     assert 0 < rec["cpu_user_ns"] < wall and 0 < rec["cpu_sys_ns"] < 2 * wall, rec

@@ -163,8 +163,31 @@ static void module_params_like_modprobe(void)
 	      -ENAMETOOLONG);
 }
 
+/* strata.slot=: one letter; each slot has its own lowers, named NAME_<letter> */
+static void slots_name_their_own_lowers(void)
+{
+	struct strata_opts o;
+	char part[16];
+	int n = 0;
+	reported[0] = '\0';
+	opts_defaults(&o);
+	CHECK_STR(o.slot, "");
+	CHECK(opts_slot_part(&o, "rootfs", part, sizeof(part)) == 0);
+	CHECK_STR(part, "rootfs");
+	CHECK(opts_parse_cmdline(&o, "strata.slot=B", report, &n) == 0);
+	CHECK_STR(o.slot, "B");
+	CHECK(opts_slot_part(&o, "rootfs", part, sizeof(part)) == 0);
+	CHECK_STR(part, "rootfs_b");
+	CHECK(opts_slot_part(&o, "a_layer_name_too_long", part, sizeof(part)) == -ENAMETOOLONG);
+	CHECK(opts_parse_cmdline(&o, "strata.slot=AB strata.slot=b strata.slot= strata.slot=/", report,
+				 &n) == 4);
+	CHECK_STR(o.slot, "B");
+	CHECK(strstr(reported, "[strata.slot expects a slot's letter (A, B)]") != NULL);
+}
+
 int main(void)
 {
+	RUN(slots_name_their_own_lowers);
 	RUN(defaults_come_from_config);
 	RUN(valid_keys_apply);
 	RUN(stacks_deeper_than_the_kernel_allows_are_refused);

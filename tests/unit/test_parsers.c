@@ -139,6 +139,7 @@ static void bootrec_round_trips(void)
 	rec.init_start_ns = 100;
 	rec.exec_ns = 2000000123ULL;
 	snprintf(rec.init, sizeof(rec.init), "/sbin/\"init\"");
+	snprintf(rec.slot, sizeof(rec.slot), "B");
 	snprintf(rec.degraded_reason, sizeof(rec.degraded_reason), "a\nb");
 	bootrec_phase_begin(&rec, "modules", 200);
 	bootrec_phase_end(&rec, 300);
@@ -148,6 +149,8 @@ static void bootrec_round_trips(void)
 	CHECK(json_get_u64(json, "exec_ns", &v) == 0 && v == 2000000123ULL);
 	CHECK(json_get_string(json, "init", s, sizeof(s)) == 0);
 	CHECK_STR(s, "/sbin/\"init\"");
+	CHECK(json_get_string(json, "slot", s, sizeof(s)) == 0);
+	CHECK_STR(s, "B");
 	CHECK(json_get_string(json, "mode", s, sizeof(s)) == 0);
 	CHECK_STR(s, "degraded");
 	CHECK(json_get_string(json, "degraded_reason", s, sizeof(s)) == 0);
