@@ -49,7 +49,7 @@ struct bootrec {
 	uint64_t initramfs_bytes_before, initramfs_bytes_after;
 	unsigned cmdline_rejected;
 	char init[128];
-	char slot[2]; /* the A/B slot booted (strata.slot=); "" for none */
+	char slot[2];		   /* the A/B slot booted (strata.slot=); "" for none */
 	char degraded_reason[256]; /* empty when the upper is the flash one */
 	int degraded_errno;
 	bool first_boot; /* the data flash was erased: the upper starts empty */

@@ -10,12 +10,12 @@ enum fatal_policy { FATAL_SHELL, FATAL_HANG, FATAL_REBOOT };
 enum degraded_policy { DEGRADED_TMPFS, DEGRADED_EMERGENCY, DEGRADED_REBOOT };
 
 struct strata_opts {
-	char init[128];		 /* strata.init=     program exec'd after switch_root */
-	char root_part[64];	 /* strata.root=     MTD name of the squashfs lower */
-	char data_part[64];	 /* strata.data=     MTD name of the writable upper */
-	char user_part[64];	 /* strata.user=     the user layer's own partition, "" for none */
-	char slot[2];		 /* strata.slot=     the A/B slot the bootloader started, "" for none */
-	enum fatal_policy fatal; /* strata.fatal=    shell|hang|reboot */
+	char init[128];	    /* strata.init=     program exec'd after switch_root */
+	char root_part[64]; /* strata.root=     MTD name of the squashfs lower */
+	char data_part[64]; /* strata.data=     MTD name of the writable upper */
+	char user_part[64]; /* strata.user=     the user layer's own partition, "" for none */
+	char slot[2];	    /* strata.slot=     the A/B slot the bootloader started, "" for none */
+	enum fatal_policy fatal;       /* strata.fatal=    shell|hang|reboot */
 	enum degraded_policy degraded; /* strata.degraded= tmpfs|emergency|reboot */
 	unsigned rootwait_ms;	       /* strata.rootwait= ms to wait for partitions */
 	bool debug;		       /* strata.debug */

@@ -179,8 +179,8 @@ static void slots_name_their_own_lowers(void)
 	CHECK(opts_slot_part(&o, "rootfs", part, sizeof(part)) == 0);
 	CHECK_STR(part, "rootfs_b");
 	CHECK(opts_slot_part(&o, "a_layer_name_too_long", part, sizeof(part)) == -ENAMETOOLONG);
-	CHECK(opts_parse_cmdline(&o, "strata.slot=AB strata.slot=b strata.slot= strata.slot=/", report,
-				 &n) == 4);
+	CHECK(opts_parse_cmdline(&o, "strata.slot=AB strata.slot=b strata.slot= strata.slot=/",
+				 report, &n) == 4);
 	CHECK_STR(o.slot, "B");
 	CHECK(strstr(reported, "[strata.slot expects a slot's letter (A, B)]") != NULL);
 }
