@@ -37,6 +37,20 @@ def nand_first_boot_creates_data_volume(ctx):
 
 
 @scenario(NAND)
+def nand_user_volume_named_at_boot_gets_its_share(ctx):
+    # strata.user= names the user layer's volume at boot: created on first boot with
+    # CONFIG_STRATA_USER_PART_PERCENT (50) of the free space, as the built-in one is
+    vm = ctx.machine().boot(append="strata.user=my_user")
+    dmesg = vm.out("dmesg")
+    assert "strata: first boot: created UBI volume 'my_user' (ubi0_3," in dmesg, dmesg[-2000:]
+    assert "'rootfs_user'" not in dmesg, dmesg[-2000:]
+    user = ctx.mount_at(vm, "/run/strata/userdata")
+    assert (user["fstype"], user["source"]) == ("ubifs", "ubi0:my_user"), user
+    sizes = [int(vm.out("cat /sys/class/ubi/ubi0_%d/reserved_ebs" % i)) for i in (2, 3)]
+    assert sizes[1] > 0 and abs(sizes[0] - sizes[1]) <= 1, sizes
+
+
+@scenario(NAND)
 def nand_changes_persist_across_reboot(ctx):
     dev = ctx.machine()
     vm = dev.boot()

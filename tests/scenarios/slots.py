@@ -16,7 +16,7 @@ def booted_slot_finds_its_own_root_and_is_recorded(ctx):
               r"\"rootfs\", \"rootfs_data\"", from_start=True)
     rec = ctx.boot_record(vm)
     assert rec["slot"] == "B" and rec["fatal_phase"] == "partitions", rec
-    vm.poweroff()
+    vm.kill()  # the initramfs's shell: PID 1 is still strata
     # the same image as slot B's partition (a second phram device over the region):
     # found by the slot's name, verified as the layer it is, and the boot names the slot
     vm = dev.boot(append=f"strata.slot=B phram.phram=rootfs_b,{ROOT_REGION}")
