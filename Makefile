@@ -131,7 +131,7 @@ HOSTCC ?= gcc
 # The toolchain's packages: musl-tools natively; for Debian's ARCH-linux-musl-
 # wrapper (a bare prefix of a known architecture) its compiler and libc; any
 # other CROSS_COMPILE is the builder's toolchain, found or not in PATH.
-cross_arch := $(foreach a,$(ARCHS),$(if $(filter $(a)-linux-musl-,$(CROSS_COMPILE)),$(a)))
+cross_arch := $(strip $(foreach a,$(ARCHS),$(if $(filter $(a)-linux-musl-,$(CROSS_COMPILE)),$(a))))
 cross_pkgs = gcc-$(1)-linux-gnu musl-dev:$(DEB_ARCH_$(1))
 TARGET_CC_PKGS := $(if $(CROSS_COMPILE),$(if $(cross_arch),$(call cross_pkgs,$(cross_arch))),musl-tools)
 # init/lib: pure code, host-tested and fuzzed; init/boot: PID 1's phases;
