@@ -274,8 +274,11 @@ else
 		grep -qF -- "$v" "$work/building-code" || bad+="$v: in make help, not in docs/building.md"$'\n'
 	done < <(grep -oE '(^|[^A-Z0-9_])[A-Z][A-Z0-9_]*=' <<<"$help" | sed 's/^[^A-Z]//' | sort -u)
 	# the packages make deps installs: the paragraph that says so lists each
+	# in an environment of its own: a calling make's variables (MAKEFLAGS,
+	# CROSS_COMPILE=, BOARD=) would change the lists
 	# shellcheck disable=SC2016 # make expands it
-	make -s -C "$top" O="$work/o" --eval 'docs-print-deps: ; @echo $(PKGS_deps)' docs-print-deps \
+	env -i PATH="$PATH" HOME="${HOME:-/}" make -s -C "$top" O="$work/o" \
+		--eval 'docs-print-deps: ; @echo $(PKGS_deps)' docs-print-deps \
 		2>/dev/null | tr ' ' '\n' | grep -v '^$' | sort -u > "$work/pkgs" || true
 	awk -F'\t' '$1 == "docs/building.md" && $3 == "seg" { listed = ($4 ~ /^make deps installs these packages/) }
 		listed && $3 == "span" { print $4 }' "$work/records" | sort -u > "$work/pkgs-listed"
@@ -297,6 +300,7 @@ if [ $self_test = 1 ]; then
 	copy=$work/copy
 	mkdir -p "$copy"
 	for f in "$top"/* "$top"/.[!.]*; do
+		[ -e "$f" ] || continue
 		case "$(basename "$f")" in README.md | docs | output | .git) continue ;; esac
 		ln -s "$f" "$copy/"
 	done
