@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# strata: early-boot root filesystem assembler. See README.md.
+# strata: early-boot root filesystem assembler. See README.md and docs/building.md.
 #
 # Targets:
 #   make <board>_defconfig   configure O from configs/ (make help lists them)
@@ -8,15 +8,16 @@
 #   make rootfs              only the root tree, O/build/rootfs (no kernel, no images)
 #   make strata | install    the init alone | the runtime tool into DESTDIR
 #   make run                 make deps, build the board (default qemu_x86_64_nor), boot it
-#   make check               make deps, every test; last line "N passed, N failed"
+#   make check               make deps, every test; last line "N passed, N failed, N skipped"
 #   make check-powercut      make deps, every step of the power-cut campaign
-#   make unit | lint | fuzz  host tests | static analysis | fuzz targets
+#   make unit | lint | fuzz  host checks (no QEMU) | static analysis | fuzz targets
 #   make bench | report      boot-time, CPU, size figures | last fuzz and fault figures
 #   make flash-erase         start the device's flash state over, then make all
 #   make deps                install the Debian packages of every target (root)
 #   make clean | distclean   remove O's build and images | O and DL_DIR
-# Every target but deps, run and check only checks for the packages it needs
-# and stops naming the missing ones (SKIP_DEPS=1: the build provides them).
+# Every target but deps, run, check and check-powercut only checks for the
+# packages it needs and stops naming the missing ones (SKIP_DEPS=1: the build
+# provides them).
 #
 # Variables (command line or environment):
 #   O=DIR             output (default output/)      V=1  verbose
@@ -135,7 +136,7 @@ cross_arch := $(strip $(foreach a,$(ARCHS),$(if $(filter $(a)-linux-musl-,$(CROS
 cross_pkgs = gcc-$(1)-linux-gnu musl-dev:$(DEB_ARCH_$(1))
 TARGET_CC_PKGS := $(if $(CROSS_COMPILE),$(if $(cross_arch),$(call cross_pkgs,$(cross_arch))),musl-tools)
 # init/lib: pure code, host-tested and fuzzed; init/boot: PID 1's phases;
-# init/cmd: the runtime commands; init/main.c dispatches (README, Layout)
+# init/cmd: the runtime commands; init/main.c dispatches (docs/layout.md)
 INIT_DIRS := lib boot cmd
 INIT_SRCS := $(sort $(wildcard $(TOPDIR)/init/*.c $(INIT_DIRS:%=$(TOPDIR)/init/%/*.c)))
 INIT_HDRS := $(wildcard $(INIT_DIRS:%=$(TOPDIR)/init/%/*.h))
@@ -230,7 +231,7 @@ help:
 # What the targets need of the host, as Debian packages. make deps installs
 # them (apt-get, as root), for every architecture's boards; make run and make
 # check run it first, so that the README's two commands set up a fresh
-# machine. Every other target only checks, before it starts, for what it
+# machine (docs/building.md lists the packages). Every other target only checks, before it starts, for what it
 # needs itself (dpkg-query; command -v for a builder's CROSS_COMPILE), and
 # stops naming what is missing, as Buildroot's dependency check does: the
 # host of a firmware build is its builder's to change. SKIP_DEPS=1: the
@@ -433,7 +434,7 @@ flash-erase:
 check: deps
 	$(Q)$(TOPDIR)/tests/run.sh
 
-# every step of the power-cut campaign (make check samples every third)
+# every step of the power-cut campaign (make check cuts once per flash kind)
 check-powercut: deps
 	$(Q)POWERCUT_SWEEP=full $(TOPDIR)/tests/run.sh -k power_cut_campaign
 

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Every test of strata: host unit tests under ASan+UBSan, the make interface
-# (tests/build.sh), image builds of each tested board, then QEMU scenarios in
-# parallel. The last line is
+# (tests/build.sh), the documentation (tests/docs.sh), image builds of each
+# tested board, then QEMU scenarios in parallel. The last line is
 # "N passed, N failed, N skipped".
 #
 # usage: tests/run.sh [--unit-only] [-k REGEX] [--boards "B1 B2"]
@@ -58,6 +58,11 @@ fi
 # ---- the make interface short of images: every kind of root (make rootfs) ----
 if [[ build/ =~ $filter ]]; then
 	run_tallied build "$top/tests/build.sh" "$out/build"
+fi
+
+# ---- the documentation against the tree (README.md, docs/) ---------------------
+if [[ docs/ =~ $filter ]]; then
+	run_tallied docs "$top/tests/docs.sh"
 fi
 
 # ---- host tools -----------------------------------------------------------------

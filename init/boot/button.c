@@ -2,7 +2,7 @@
 /*
  * The reset button on evdev: "strata button" (daemon), "strata button-event"
  * (OpenWrt hotplug environment) and the init's power-on check. The policy is
- * buttonfsm.c; resets are scheduled by "strata reset" (cmd_reset.c).
+ * buttonfsm.c; resets are scheduled by "strata reset" (init/cmd/reset.c).
  */
 #include "buttonfsm.h"
 #include "input_abi.h"

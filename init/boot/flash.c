@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The flash back ends. Adding a kind of flash: its lookups here, a row, a
- * Kconfig choice entry and the choice's test in `flash` below (README,
+ * Kconfig choice entry and the choice's test in `flash` below (docs/flash.md,
  * "Adding a kind of flash").
  */
 #include "flash.h"

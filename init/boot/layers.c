@@ -923,7 +923,7 @@ static int live_dirs(struct strata_ctx *ctx, int base, enum req_layer layer, uns
 
 /*
  * A little space held back on the data filesystem: on a full flash the
- * runtime tool deletes it to record a reset (cmd_reset.c), and the next
+ * runtime tool deletes it to record a reset (init/cmd/reset.c), and the next
  * boot that has room takes it back. Incompressible, so that jffs2 and ubifs
  * really hold it.
  */

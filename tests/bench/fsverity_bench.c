@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Host benchmark of init/fsverity.c: digest of a file with N threads, printed with the time taken.
+/*
+ * Host benchmark of init/lib/fsverity.c: digest of a file with N threads, printed with the
+ * time taken.
  */
 #include "../../init/lib/fsverity.h"
 

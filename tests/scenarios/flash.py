@@ -101,7 +101,7 @@ SLOT, BLOCK = 256, 131072
 
 
 def encode_record(seq, mode="degraded", err=5, reason="test"):
-    """The on-flash format of init/record.c, written independently as an oracle."""
+    """The on-flash format of init/lib/record.c, written independently as an oracle."""
     text = ("mode=%s\nerrno=%d\nreason=%s\n" % (mode, err, reason)).encode()
     body = struct.pack("<I", len(text)) + text.ljust(SLOT - 16, b"\0")
     return b"STRB" + struct.pack("<II", seq, zlib.crc32(body)) + body
