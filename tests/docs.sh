@@ -24,8 +24,6 @@ fi
 top=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-# pages another step of the build writes; a link to one is a SKIP until it is there
-pending="docs/commands.md"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=0
@@ -206,22 +204,16 @@ awk -F'\t' '$3 == "link" && $4 !~ /^(https?|mailto):/ { t = $4; path = t; anchor
 	"$work/records" > "$work/links"
 # (fields apart by \037: a tab is white space to read, which drops an empty anchor)
 cut -d $'\037' -f4 "$work/links" | xargs -r -d '\n' realpath -m --relative-to=. > "$work/links.dest"
-bad="" skipped="" n=0
+bad="" n=0
 while IFS=$'\037' read -r where target anchor _ && IFS= read -r dest <&3; do
 	n=$((n + 1))
 	if [ ! -e "$dest" ]; then
-		case " $pending " in
-		*" $dest "*) skipped+="$where: $target"$'\n' ;;
-		*) bad+="$where: $target: no $dest"$'\n' ;;
-		esac
+		bad+="$where: $target: no $dest"$'\n'
 	elif [ -n "$anchor" ] && [ -z "${anchors[$dest#$anchor]:-}" ]; then
 		bad+="$where: $target: no heading '#$anchor' in $dest"$'\n'
 	fi
 done < "$work/links" 3< "$work/links.dest"
 verdict links "${bad%$'\n'}" "$n relative links, each resolves"
-if [ -n "$skipped" ]; then
-	echo "SKIP docs/links-pending: $(wc -l <<<"${skipped%$'\n'}") link(s) to $pending, not in the tree yet"
-fi
 
 # ---- boot.json keys ---------------------------------------------------------------
 grep -oE '\\"[a-z_]+\\":' init/lib/bootrec.c | sed 's/\\"\(.*\)\\":/\1/' | sort -u > "$work/bootrec"
