@@ -11,12 +11,11 @@ static void left_var(char *var, size_t len, char slot)
 	snprintf(var, len, "BOOT_%c_LEFT", slot);
 }
 
+/* BOOT_<slot>_LEFT = tries, written as the boot script's mark-good writes it */
 static int set_left(struct bootenv *env, char slot, unsigned tries)
 {
-	char var[16], val[12];
-	left_var(var, sizeof(var), slot);
-	snprintf(val, sizeof(val), "%u", tries);
-	return bootenv_set(env, var, val);
+	const char name[2] = {slot, '\0'};
+	return bootenv_rauc_mark_good(env, name, tries);
 }
 
 /* "A B" -> "AB"; each of A and B at most once, at least one */
