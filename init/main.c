@@ -23,6 +23,7 @@ static const struct command {
     {"which", cmd_which, "which layer provides a path"},
     {"diff", cmd_diff, "what an upper changes against the layers below"},
     {"analyze", cmd_analyze, "this boot's phases as a table or an SVG"},
+    {"update", cmd_update, "install a signed firmware bundle into the other slot"},
     {"button", cmd_button, "reset button daemon: hold times select a reset"},
     {"button-event", cmd_button_event, "OpenWrt hotplug button event (BUTTON, ACTION, SEEN)"},
     {"firstboot", cmd_reset, "OpenWrt name: reset --full"},

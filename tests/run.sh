@@ -89,6 +89,10 @@ fi
 if [[ uboot/ =~ $filter ]]; then
 	run_tallied uboot "$top/tests/uboot.sh" "$out/uboot"
 fi
+# strata update over files: bundles signed by signify-openbsd, counters read by fw_printenv
+if [[ update/ =~ $filter ]]; then
+	run_tallied update "$top/tests/update.sh" "$out/update"
+fi
 # ---- fuzz targets, briefly (make fuzz runs them longer); static analysis ----------
 # shellcheck disable=SC2154
 run_tallied fuzz env TEST_OUT="$out" "$top/tests/fuzz/fuzz.sh" \

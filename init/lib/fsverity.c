@@ -138,23 +138,54 @@ static void sha256_blocks(uint32_t st[8], const uint8_t *p, size_t nblocks, bool
 	sha256_blocks_c(st, p, nblocks);
 }
 
-void sha256(const void *data, size_t len, bool cpu_insns, uint8_t out[FSVERITY_DIGEST_SIZE])
+void sha256_init(struct sha256_ctx *c, bool cpu_insns)
 {
-	uint32_t st[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-			  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-	uint8_t tail[128] = {0};
-	size_t full = len / 64, rest = len % 64, tail_len = rest < 56 ? 64 : 128;
-	uint64_t bits = (uint64_t)len * 8;
+	static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+				       0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+	memcpy(c->st, iv, sizeof(iv));
+	c->len = 0;
+	c->cpu_insns = cpu_insns;
+}
 
-	sha256_blocks(st, data, full, cpu_insns);
-	memcpy(tail, (const uint8_t *)data + full * 64, rest);
+void sha256_update(struct sha256_ctx *c, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	size_t have = (size_t)(c->len % 64);
+	c->len += len;
+	if (have) {
+		size_t take = 64 - have < len ? 64 - have : len;
+		memcpy(c->buf + have, p, take);
+		p += take, len -= take, have += take;
+		if (have < 64)
+			return;
+		sha256_blocks(c->st, c->buf, 1, c->cpu_insns);
+	}
+	sha256_blocks(c->st, p, len / 64, c->cpu_insns);
+	memcpy(c->buf, p + len / 64 * 64, len % 64);
+}
+
+void sha256_final(struct sha256_ctx *c, uint8_t out[FSVERITY_DIGEST_SIZE])
+{
+	uint8_t tail[128] = {0};
+	size_t rest = (size_t)(c->len % 64), tail_len = rest < 56 ? 64 : 128;
+	uint64_t bits = c->len * 8;
+
+	memcpy(tail, c->buf, rest);
 	tail[rest] = 0x80;
 	for (int i = 0; i < 8; i++)
 		tail[tail_len - 1 - i] = (uint8_t)(bits >> (8 * i));
-	sha256_blocks(st, tail, tail_len / 64, cpu_insns);
+	sha256_blocks(c->st, tail, tail_len / 64, c->cpu_insns);
 	for (int i = 0; i < 8; i++)
 		for (int j = 0; j < 4; j++)
-			out[4 * i + j] = (uint8_t)(st[i] >> (24 - 8 * j));
+			out[4 * i + j] = (uint8_t)(c->st[i] >> (24 - 8 * j));
+}
+
+void sha256(const void *data, size_t len, bool cpu_insns, uint8_t out[FSVERITY_DIGEST_SIZE])
+{
+	struct sha256_ctx c;
+	sha256_init(&c, cpu_insns);
+	sha256_update(&c, data, len);
+	sha256_final(&c, out);
 }
 
 /*

@@ -16,6 +16,16 @@
 bool sha256_have_cpu_insns(void);
 /* SHA-256 of one whole message; cpu_insns as returned by sha256_have_cpu_insns(). */
 void sha256(const void *data, size_t len, bool cpu_insns, uint8_t out[FSVERITY_DIGEST_SIZE]);
+/* The same, streamed: init, update with the message in pieces of any size, final. */
+struct sha256_ctx {
+	uint32_t st[8];
+	uint8_t buf[64];
+	uint64_t len;
+	bool cpu_insns;
+};
+void sha256_init(struct sha256_ctx *c, bool cpu_insns);
+void sha256_update(struct sha256_ctx *c, const void *data, size_t len);
+void sha256_final(struct sha256_ctx *c, uint8_t out[FSVERITY_DIGEST_SIZE]);
 
 /*
  * The fs-verity digest of the first bytes of fd (a file or a raw device that

@@ -128,6 +128,25 @@ static void sha256_paths_agree(void)
 	}
 }
 
+/* Streamed in pieces of every size the same as whole, across the padding's edges. */
+static void sha256_streamed_equals_whole(void)
+{
+	uint8_t msg[300], whole[32], part[32];
+	for (size_t i = 0; i < sizeof(msg); i++)
+		msg[i] = (uint8_t)(i * 13 + 1);
+	for (size_t len = 0; len <= sizeof(msg); len += 1 + len / 16) {
+		sha256(msg, len, false, whole);
+		for (size_t step = 1; step <= 130; step += step < 8 ? 1 : 41) {
+			struct sha256_ctx c;
+			sha256_init(&c, sha256_have_cpu_insns());
+			for (size_t at = 0; at < len; at += step)
+				sha256_update(&c, msg + at, len - at < step ? len - at : step);
+			sha256_final(&c, part);
+			CHECK(memcmp(whole, part, 32) == 0);
+		}
+	}
+}
+
 static void digest_sizes_match_fsverity_digest(void)
 {
 	/* empty; one partial, exact and one-over block; 1 MiB + 1 (two chunks) */
@@ -216,6 +235,7 @@ int main(void)
 	}
 	RUN(sha256_vectors);
 	RUN(sha256_paths_agree);
+	RUN(sha256_streamed_equals_whole);
 	RUN(digest_sizes_match_fsverity_digest);
 	RUN(multi_level_tree);
 	RUN(threaded_equals_single);

@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * strata update: firmware updates into the slot not running (A/B).
+ *
+ * install reads a signed bundle (bundle.h) once from its start, from a
+ * file, a device or a pipe, with a fixed buffer: the signature of its
+ * header is checked against the firmware's keys, the header against the
+ * board and the running version, and every image against its slot's size
+ * before a byte is written. Then the target slot loses its tries (so the
+ * bootloader never starts it half written), each image is written while it
+ * is hashed, and only when every digest matched and the bundle ended where
+ * its header said is the slot put first with its tries. A failure anywhere
+ * leaves the running slot first and bootable; the same install can be run
+ * again. mark-good gives the running slot its tries back, rollback puts the
+ * other slot first, status shows the counters.
+ */
+#include "bundle.h"
+#include "cmd.h"
+#include "fsverity.h"
+#include "json.h"
+#include "mtd.h"
+#include "mtd_abi.h"
+#include "paths.h"
+#include "signify.h"
+#include "slots.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef BLKGETSIZE64 /* <linux/fs.h>, which musl builds do not have */
+#define BLKGETSIZE64 _IOR(0x12, 114, size_t)
+#endif
+
+static const char update_usage[] =
+    "usage: strata update install [--allow-downgrade] [--slot A|B] [--config FILE] BUNDLE|-\n"
+    "       strata update status [--json] [--config FILE]\n"
+    "       strata update mark-good [--config FILE]\n"
+    "       strata update rollback [--config FILE]\n"
+    "  install writes a signed bundle into the slot not running and makes it\n"
+    "  the next boot's; mark-good keeps the running slot; rollback boots the\n"
+    "  other slot next. Exit status: 0 done, 1 refused or failed, 2 usage.\n";
+
+#define CONF_DEFAULT "/etc/strata/update.conf"
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("strata update: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+/* ---- devices: a path, mtd:NAME or part:LABEL -------------------------------------- */
+
+struct dev {
+	uint64_t size;
+	int fd;
+	uint32_t erasesize; /* MTD: erase before writing */
+	char path[UPDATE_PATH_MAX + 16];
+};
+
+static int find_partlabel(const char *label, char *path, size_t len)
+{
+	DIR *d = opendir("/sys/class/block");
+	struct dirent *e;
+	int r = -ENOENT;
+	if (!d)
+		return -errno;
+	while (r == -ENOENT && (e = readdir(d))) {
+		char file[300], text[1024], want[UPDATE_PATH_MAX + 16];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(file, sizeof(file), "/sys/class/block/%s/uevent", e->d_name);
+		snprintf(want, sizeof(want), "\nPARTNAME=%s\n", label);
+		text[0] = '\n';
+		if (read_file(file, text + 1, sizeof(text) - 1) > 0 && strstr(text, want))
+			r = xsnprintf(path, len, "/dev/%s", e->d_name);
+	}
+	closedir(d);
+	return r;
+}
+
+static int dev_open(const char *where, int flags, struct dev *d)
+{
+	struct stat st;
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	if (strncmp(where, "mtd:", 4) == 0) {
+		char text[4096];
+		struct mtd_part p = {0};
+		if (read_file("/proc/mtd", text, sizeof(text)) < 0 ||
+		    mtd_find(text, where + 4, &p) < 0)
+			return -ENOENT;
+		snprintf(d->path, sizeof(d->path), "/dev/mtd%d", p.index);
+	} else if (strncmp(where, "part:", 5) == 0) {
+		int r = find_partlabel(where + 5, d->path, sizeof(d->path));
+		if (r < 0)
+			return r;
+	} else {
+		snprintf(d->path, sizeof(d->path), "%s", where);
+	}
+	d->fd = open(d->path, flags | O_NOFOLLOW | O_CLOEXEC);
+	if (d->fd < 0)
+		return -errno;
+	if (fstat(d->fd, &st) < 0)
+		goto err;
+	if (S_ISREG(st.st_mode)) {
+		d->size = (uint64_t)st.st_size;
+	} else if (S_ISBLK(st.st_mode)) {
+		if (ioctl(d->fd, BLKGETSIZE64, &d->size) < 0)
+			goto err;
+	} else if (S_ISCHR(st.st_mode)) {
+		struct mtd_info_user mi;
+		if (ioctl(d->fd, MEMGETINFO, &mi) < 0)
+			goto err;
+		d->size = mi.size;
+		d->erasesize = mi.erasesize ? mi.erasesize : 1;
+	} else {
+		errno = EINVAL;
+		goto err;
+	}
+	return 0;
+err:;
+	int r = -errno;
+	close(d->fd);
+	d->fd = -1;
+	return r;
+}
+
+/* Writes len bytes at off; on MTD the erase blocks they cover are erased first. */
+static int dev_pwrite(struct dev *d, const void *buf, size_t len, uint64_t off)
+{
+	if (off > d->size || len > d->size - off)
+		return -EFBIG;
+	if (d->erasesize) {
+		uint64_t end = off + len, e = off / d->erasesize * d->erasesize;
+		if (off % d->erasesize)
+			e += d->erasesize; /* that block was erased with the bytes before */
+		for (; e < end; e += d->erasesize) {
+			struct erase_info_user ei = {(uint32_t)e, d->erasesize};
+			if (ioctl(d->fd, MEMERASE, &ei) < 0)
+				return -errno;
+		}
+	}
+	for (size_t done = 0; done < len;) {
+		ssize_t n =
+		    pwrite(d->fd, (const char *)buf + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* ---- the boot counters ---------------------------------------------------------- */
+
+static struct bootenv env;
+
+static int env_load(const struct update_conf *c, struct dev *d)
+{
+	static unsigned char buf[UPDATE_ENV_SIZE_MAX];
+	int r = dev_open(c->env_where, O_RDWR, d);
+	if (r < 0)
+		return fail("cannot open the boot counters '%s': %s", c->env_where, strerror(-r)),
+		       r;
+	for (unsigned i = 0; i < c->env_copies; i++) {
+		ssize_t n = pread(d->fd, buf, c->env_size, (off_t)c->env_offset[i]);
+		if (n != (ssize_t)c->env_size)
+			continue;
+		if (c->env == UPDATE_ENV_GRUB ? bootenv_parse_grub(&env, buf, c->env_size) == 0
+					      : bootenv_parse_uboot(&env, buf, c->env_size, 0) == 0)
+			return 0;
+	}
+	/* none readable: the boot script starts with "A B" and every slot's tries */
+	char tries[2] = {(char)('0' + c->tries), 0};
+	if ((r = bootenv_init(&env, c->env == UPDATE_ENV_GRUB ? BOOTENV_GRUB : BOOTENV_UBOOT,
+			      c->env_size)) < 0 ||
+	    (r = bootenv_set(&env, "BOOT_ORDER", "A B")) < 0 ||
+	    (r = bootenv_set(&env, "BOOT_A_LEFT", tries)) < 0 ||
+	    (r = bootenv_set(&env, "BOOT_B_LEFT", tries)) < 0)
+		fail("cannot make new boot counters: %s", strerror(-r));
+	return r;
+}
+
+/* Every copy in order, each on the flash before the next is begun. */
+static int env_store(const struct update_conf *c, struct dev *d)
+{
+	static unsigned char buf[UPDATE_ENV_SIZE_MAX];
+	unsigned copy;
+	int r = c->env == UPDATE_ENV_GRUB ? bootenv_serialize_grub(&env, buf, c->env_size)
+					  : bootenv_serialize_uboot(&env, buf, c->env_size, &copy);
+	for (unsigned i = 0; r == 0 && i < c->env_copies; i++)
+		if ((r = dev_pwrite(d, buf, c->env_size, c->env_offset[i])) == 0 &&
+		    fsync(d->fd) < 0)
+			r = -errno;
+	if (r < 0)
+		fail("cannot write the boot counters '%s': %s", d->path, strerror(-r));
+	return r;
+}
+
+/* ---- what is running ------------------------------------------------------------- */
+
+static char booted_slot(void)
+{
+	char text[16384], slot[8];
+	if (read_file(STRATA_BOOT_RECORD, text, sizeof(text)) > 0 &&
+	    json_get_string(text, "slot", slot, sizeof(slot)) == 0 &&
+	    (strcmp(slot, "A") == 0 || strcmp(slot, "B") == 0))
+		return slot[0];
+	return 0;
+}
+
+static void running_version(const struct update_conf *c, char *out, size_t len)
+{
+	ssize_t n = read_file(c->version_file, out, len);
+	if (n <= 0) {
+		out[0] = '\0';
+		return;
+	}
+	out[strcspn(out, "\n")] = '\0';
+}
+
+static int load_conf(const char *path, struct update_conf *c)
+{
+	static char text[8192];
+	char why[160];
+	memset(c, 0, sizeof(*c));
+	ssize_t n = read_file(path, text, sizeof(text));
+	if (n < 0)
+		return fail("cannot read '%s': %s", path, strerror((int)-n));
+	if (update_conf_parse(text, c, why, sizeof(why)) < 0)
+		return fail("%s: %s", path, why);
+	return 0;
+}
+
+/* ---- the bundle, read once -------------------------------------------------------- */
+
+struct reader {
+	int fd;
+	size_t pos, len;
+	uint64_t offset; /* of buf[pos] in the bundle */
+	unsigned char buf[65536];
+};
+
+static int rd_fill(struct reader *r)
+{
+	if (r->pos < r->len)
+		return 1;
+	r->pos = r->len = 0;
+	for (;;) {
+		ssize_t n = read(r->fd, r->buf, sizeof(r->buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		r->len = (size_t)n;
+		return n > 0;
+	}
+}
+
+/* One line with its '\n' into out (at most max bytes); its length, 0 at the end, <0. */
+static ssize_t rd_line(struct reader *r, char *out, size_t max)
+{
+	size_t n = 0;
+	for (;;) {
+		int f = rd_fill(r);
+		if (f <= 0)
+			return f < 0 ? f : -ENODATA;
+		if (n == max)
+			return -EMSGSIZE;
+		char ch = (char)r->buf[r->pos++];
+		r->offset++;
+		out[n++] = ch;
+		if (ch == '\n')
+			return (ssize_t)n;
+	}
+}
+
+static int read_keys(const char *dir, const struct signify_sig *sig, struct signify_key *key)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	struct dirent *e;
+	int r = -ENOKEY;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return -errno;
+	}
+	while (r == -ENOKEY && (e = readdir(d))) {
+		char text[512];
+		int fd = e->d_name[0] == '.'
+			     ? -1
+			     : openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read_fd(fd, text, sizeof(text));
+		if (fd >= 0)
+			close(fd);
+		if (n > 0 && signify_parse_key(text, (size_t)n, key) == 0 &&
+		    memcmp(key->keynum, sig->keynum, SIGNIFY_KEYNUM_SIZE) == 0)
+			r = 0;
+	}
+	closedir(d);
+	return r;
+}
+
+static void hex(const uint8_t *b, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+static int install(const struct update_conf *c, const char *src, char slot, bool downgrade)
+{
+	static struct reader rd;
+	static char sigtext[1024], header[BUNDLE_HEADER_MAX];
+	struct bundle_header h;
+	struct signify_sig sig;
+	struct signify_key key;
+	struct dev devs[BUNDLE_IMAGES_MAX], envdev = {.fd = -1};
+	char why[160], running[BUNDLE_VERSION_MAX];
+	size_t siglen = 0, hlen = 0;
+	ssize_t n;
+	int r, status = 1;
+	unsigned opened = 0;
+
+	memset(devs, 0, sizeof(devs));
+	rd.fd = strcmp(src, "-") == 0 ? 0 : open(src, O_RDONLY | O_CLOEXEC);
+	if (rd.fd < 0)
+		return fail("cannot open '%s': %s", src, strerror(errno));
+	for (int i = 0; i < 2; i++) {
+		n = rd_line(&rd, sigtext + siglen, sizeof(sigtext) - siglen);
+		if (n <= 0)
+			return fail("'%s' is not a bundle: %s", src,
+				    n == -ENODATA || n == 0 ? "it ends before its signature"
+							    : "no signature lines");
+		if (i == 0 &&
+		    strncmp(sigtext, SIGNIFY_COMMENT_PREFIX, strlen(SIGNIFY_COMMENT_PREFIX)) != 0)
+			return fail("'%s' is not a signed bundle: no signature ('%s' line)", src,
+				    SIGNIFY_COMMENT_PREFIX "...");
+		siglen += (size_t)n;
+	}
+	if (signify_parse_sig(sigtext, siglen, &sig) < 0)
+		return fail("'%s': its signature is malformed", src);
+	do {
+		n = rd_line(&rd, header + hlen, sizeof(header) - hlen);
+		if (n <= 0)
+			return fail("'%s': %s", src,
+				    n == -EMSGSIZE ? "header longer than 4096 bytes"
+						   : "it ends inside its header (truncated)");
+		hlen += (size_t)n;
+	} while (!(n == 4 && memcmp(header + hlen - 4, "end\n", 4) == 0));
+	r = read_keys(c->keys, &sig, &key);
+	if (r < 0) {
+		char num[2 * SIGNIFY_KEYNUM_SIZE + 1];
+		hex(sig.keynum, SIGNIFY_KEYNUM_SIZE, num);
+		return r == -ENOKEY
+			   ? fail("'%s' is signed by key %s, which is not in '%s'", src, num,
+				  c->keys)
+			   : fail("cannot read the keys in '%s': %s", c->keys, strerror(-r));
+	}
+	if (signify_verify(&key, &sig, header, hlen) < 0)
+		return fail("'%s': the signature does not verify: the header was changed or "
+			    "signed with another key",
+			    src);
+	if (bundle_parse_header(header, hlen, &h, why, sizeof(why)) < 0)
+		return fail("'%s': bad header: %s", src, why);
+	if (strcmp(h.compatible, c->compatible) != 0)
+		return fail("'%s' is for '%s', this board is '%s'", src, h.compatible,
+			    c->compatible);
+	running_version(c, running, sizeof(running));
+	if (!downgrade && running[0] && bundle_version_cmp(h.version, running) < 0)
+		return fail("'%s' is version %s, older than the running %s (--allow-downgrade "
+			    "installs it)",
+			    src, h.version, running);
+	for (unsigned i = 0; i < h.count; i++, opened++) {
+		const struct update_target *t = update_conf_target(c, slot, h.image[i].name);
+		if (!t) {
+			fail("'%s': image '%s' has no place in slot %c (update.conf)", src,
+			     h.image[i].name, slot);
+			goto out;
+		}
+		r = dev_open(t->where, O_RDWR, &devs[i]);
+		if (r < 0) {
+			fail("cannot open slot %c's %s '%s': %s", slot, t->image, t->where,
+			     strerror(-r));
+			goto out;
+		}
+		if (h.image[i].size > devs[i].size) {
+			fail("'%s': image '%s' is %llu bytes, larger than slot %c's '%s' (%llu)",
+			     src, h.image[i].name, (unsigned long long)h.image[i].size, slot,
+			     t->where, (unsigned long long)devs[i].size);
+			opened++;
+			goto out;
+		}
+	}
+	if (c->env != UPDATE_ENV_NONE) {
+		if (env_load(c, &envdev) < 0 || slots_disable(&env, slot) < 0 ||
+		    env_store(c, &envdev) < 0)
+			goto out;
+	}
+	printf("installing %s (%s) into slot %c\n", h.version, h.compatible, slot);
+	for (unsigned i = 0; i < h.count; i++) {
+		struct sha256_ctx sc;
+		uint8_t digest[32];
+		uint64_t left = h.image[i].size, off = 0;
+		sha256_init(&sc, sha256_have_cpu_insns());
+		while (left) {
+			if (rd_fill(&rd) <= 0) {
+				fail("'%s' ends inside image '%s' (truncated): slot %c stays "
+				     "unbootable",
+				     src, h.image[i].name, slot);
+				goto out;
+			}
+			size_t take = rd.len - rd.pos < left ? rd.len - rd.pos : (size_t)left;
+			sha256_update(&sc, rd.buf + rd.pos, take);
+			if ((r = dev_pwrite(&devs[i], rd.buf + rd.pos, take, off)) < 0) {
+				fail("cannot write '%s': %s: slot %c stays unbootable",
+				     devs[i].path, strerror(-r), slot);
+				goto out;
+			}
+			rd.pos += take, off += take, left -= take;
+		}
+		sha256_final(&sc, digest);
+		if (memcmp(digest, h.image[i].sha256, 32) != 0) {
+			fail("'%s': image '%s' does not match its digest: slot %c stays unbootable",
+			     src, h.image[i].name, slot);
+			goto out;
+		}
+		if (fsync(devs[i].fd) < 0) {
+			fail("cannot write '%s': %s", devs[i].path, strerror(errno));
+			goto out;
+		}
+		printf("  %s: %llu bytes to %s\n", h.image[i].name,
+		       (unsigned long long)h.image[i].size, devs[i].path);
+	}
+	if ((r = rd_fill(&rd)) != 0) {
+		fail("'%s' %s: slot %c stays unbootable", src,
+		     r > 0 ? "goes on after its last image (padded)" : "cannot be read to its end",
+		     slot);
+		goto out;
+	}
+	if (c->env != UPDATE_ENV_NONE) {
+		char name[32];
+		snprintf(name, sizeof(name), "STRATA_%c_VERSION", slot);
+		if (slots_activate(&env, slot, c->tries) < 0 ||
+		    bootenv_set(&env, name, h.version) || env_store(c, &envdev) < 0)
+			goto out;
+		printf("slot %c boots next with %u tries; 'strata update mark-good' there keeps "
+		       "it\n",
+		       slot, c->tries);
+	} else {
+		printf("slot %c written; this board has no boot counters: the bootloader "
+		       "chooses\n",
+		       slot);
+	}
+	status = 0;
+out:
+	for (unsigned i = 0; i < opened && i < h.count; i++)
+		if (devs[i].fd >= 0)
+			close(devs[i].fd);
+	if (envdev.fd >= 0)
+		close(envdev.fd);
+	if (rd.fd > 0)
+		close(rd.fd);
+	return status;
+}
+
+/* ---- status, mark-good, rollback ----------------------------------------------- */
+
+static int show_status(const struct update_conf *c, bool json)
+{
+	struct dev d = {.fd = -1};
+	struct slots_view v;
+	char why[160], running[BUNDLE_VERSION_MAX], booted = booted_slot();
+	if (c->env == UPDATE_ENV_NONE)
+		return fail("this board has no boot counters (update.conf: no bootenv line)");
+	if (env_load(c, &d) < 0)
+		return 1;
+	close(d.fd);
+	if (slots_read(&env, booted, c->tries, &v, why, sizeof(why)) < 0)
+		return fail("the boot counters are not readable: %s", why);
+	running_version(c, running, sizeof(running));
+	const char *ver[2] = {bootenv_get(&env, "STRATA_A_VERSION"),
+			      bootenv_get(&env, "STRATA_B_VERSION")};
+	char b[2] = {booted, 0}, n[2] = {v.next, 0}, f[2] = {v.failed, 0};
+	if (booted && running[0])
+		ver[booted - 'A'] = running;
+	if (json) {
+		printf("{\"booted\": \"%s\", \"next\": \"%s\", \"order\": \"%s\", "
+		       "\"rolled_back_from\": \"%s\", \"slots\": {\"A\": {\"left\": %u, "
+		       "\"version\": \"%s\"}, \"B\": {\"left\": %u, \"version\": \"%s\"}}}\n",
+		       b, n, v.order, f, v.left[0], ver[0] ? ver[0] : "", v.left[1],
+		       ver[1] ? ver[1] : "");
+		return 0;
+	}
+	printf("booted:    %s\n", booted ? b : "not from a slot");
+	printf("next boot: %s\n", v.next ? n : "none has tries left");
+	for (int i = 0; i < 2; i++)
+		printf("slot %c:    %u tries left%s%s\n", 'A' + i, v.left[i],
+		       ver[i] ? ", version " : "", ver[i] ? ver[i] : "");
+	if (v.failed)
+		printf("rolled back from %c: it was started %u times and never marked good\n",
+		       v.failed, c->tries);
+	return 0;
+}
+
+static int edit(const struct update_conf *c, int (*fn)(struct bootenv *, char, unsigned),
+		const char *done)
+{
+	struct dev d = {.fd = -1};
+	char booted = booted_slot();
+	int r;
+	if (!booted)
+		return fail("this boot was not started from a slot (no strata.slot= on the kernel "
+			    "command line)");
+	if (c->env == UPDATE_ENV_NONE)
+		return fail("this board has no boot counters (update.conf: no bootenv line)");
+	if (env_load(c, &d) < 0)
+		return 1;
+	r = fn(&env, booted, c->tries);
+	if (r == -ENOENT)
+		r = fail("slot %c has no tries left: there is nothing to go back to",
+			 slots_other(booted));
+	else if (r < 0)
+		r = fail("cannot change the boot counters: %s", strerror(-r));
+	else if ((r = env_store(c, &d)) == 0)
+		printf(done, booted, slots_other(booted));
+	close(d.fd);
+	return r ? 1 : 0;
+}
+
+static int mark_good(struct bootenv *e, char booted, unsigned tries)
+{
+	return slots_mark_good(e, booted, tries);
+}
+
+int cmd_update(int argc, char **argv)
+{
+	const char *conf_path = CONF_DEFAULT, *sub = argc > 1 ? argv[1] : "", *src = NULL;
+	bool json = false, downgrade = false;
+	char slot = 0;
+	struct update_conf c;
+
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--config") == 0 && i + 1 < argc)
+			conf_path = argv[++i];
+		else if (strcmp(a, "--json") == 0 && strcmp(sub, "status") == 0)
+			json = true;
+		else if (strcmp(a, "--allow-downgrade") == 0 && strcmp(sub, "install") == 0)
+			downgrade = true;
+		else if (strcmp(a, "--slot") == 0 && i + 1 < argc && strcmp(sub, "install") == 0 &&
+			 (strcmp(argv[i + 1], "A") == 0 || strcmp(argv[i + 1], "B") == 0))
+			slot = argv[++i][0];
+		else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+			return fputs(update_usage, stdout), 0;
+		else if (!src && strcmp(sub, "install") == 0 && (a[0] != '-' || !a[1]))
+			src = a;
+		else
+			return fprintf(stderr, "strata update %s: unknown argument '%s'\n%s", sub,
+				       a, update_usage),
+			       2;
+	}
+	if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0)
+		return fputs(update_usage, stdout), 0;
+	if (strcmp(sub, "install") != 0 && strcmp(sub, "status") != 0 &&
+	    strcmp(sub, "mark-good") != 0 && strcmp(sub, "rollback") != 0)
+		return fprintf(stderr,
+			       "strata update: expected install, status, mark-good or rollback, "
+			       "got '%s'\n%s",
+			       sub, update_usage),
+		       2;
+	if (strcmp(sub, "install") == 0 && !src)
+		return fprintf(stderr,
+			       "strata update install: expected a bundle (a file, a "
+			       "device or - for stdin)\n%s",
+			       update_usage),
+		       2;
+	if (load_conf(conf_path, &c))
+		return 1;
+	if (strcmp(sub, "status") == 0)
+		return show_status(&c, json);
+	if (strcmp(sub, "mark-good") == 0)
+		return edit(&c, mark_good, "slot %c marked good (slot %c kept as it is)\n");
+	if (strcmp(sub, "rollback") == 0)
+		return edit(&c, slots_rollback, "slot %c stays as it is; slot %c boots next\n");
+	char booted = booted_slot();
+	if (!slot && !booted)
+		return fail(
+		    "this boot was not started from a slot: say which to write (--slot A|B)");
+	if (!slot)
+		slot = slots_other(booted);
+	if (slot == booted)
+		return fail("slot %c is running: install into the other one", slot);
+	return install(&c, src, slot, downgrade);
+}

@@ -1,0 +1,204 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# strata update on the host, over files standing in for the slots' partitions
+# and the U-Boot environment of qemu_aarch64_virt's boot disk (two copies, at
+# 0 and 64 KiB): bundles made by tools/mkbundle.sh with keys made by Debian's
+# signify-openbsd, the counters read back by libubootenv's fw_printenv. An
+# install writes the slot not running and puts it first; every refused
+# bundle (no, wrong or another key's signature, another board, truncated,
+# padded, a changed image, one larger than its slot, an older version) leaves
+# the running slot first with its data, and the same install then succeeds;
+# mark-good and rollback from the booted slot. The booted slot is read from
+# /run/strata/boot.json, so each run is in a private /run (unshare -m).
+# Prints PASS/FAIL lines; exits 77 with the reason when a tool is missing.
+# usage: tests/update.sh WORKDIR
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=$1
+for tool in gcc signify-openbsd fw_printenv fw_setenv mkenvimage unshare; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "$tool not installed (packages signify-openbsd, libubootenv-tool, u-boot-tools: make deps)"
+		exit 77
+	fi
+done
+rm -rf "$work"
+mkdir -p "$work/keys"
+cd "$work" || exit 1
+failed=0
+pass() { echo "PASS update/$1"; }
+fail() {
+	echo "FAIL update/$1"
+	failed=1
+}
+
+warnings=$(make -s -C "$top" print-warnings)
+includes=$(make -s -C "$top" print-includes)
+"$top/tools/unit-config.sh" "$work/config.h"
+# shellcheck disable=SC2086
+if ! gcc -std=gnu11 -g -O1 -pthread -fsanitize=address,undefined $warnings \
+	-DSTRATA_VERSION='"host"' -include "$work/config.h" $includes -o strata \
+	"$top"/init/*.c "$top"/init/*/*.c 2> build.log; then
+	fail "build: the host binary does not compile: $(head -c 2000 build.log)"
+	exit 1
+fi
+
+"$top/tools/mkbundle.sh" --new-key dev >/dev/null
+signify-openbsd -G -n -p other.pub -s other.sec >/dev/null
+cp dev/strata.pub keys/
+head -c 300000 /dev/urandom > rootfs.img
+head -c 100000 /dev/urandom > kernel.img
+echo 2026.12.1 > version
+cat > update.conf <<CONF
+# the aarch64 board's layout, on files
+compatible qemu_aarch64_virt
+keys $work/keys
+version $work/version
+tries 3
+bootenv uboot $work/bootenv 0x4000 0 0x10000
+slot A rootfs $work/rootfs_a
+slot A kernel $work/kernel_a
+slot B rootfs $work/rootfs_b
+slot B kernel $work/kernel_b
+CONF
+echo "$work/bootenv 0x0 0x4000" > fw_env.config
+bundle() { # OUT VERSION [COMPATIBLE [KEY]]: rootfs.img and kernel.img
+	"$top/tools/mkbundle.sh" -k "${4:-dev/strata.sec}" -c "${3:-qemu_aarch64_virt}" -v "$2" \
+		-o "$1" rootfs=rootfs.img kernel=kernel.img
+}
+fresh() { # the device as it leaves the factory: slot A installed and good
+	truncate -s 0 rootfs_a rootfs_b kernel_a kernel_b bootenv
+	truncate -s 512K rootfs_a rootfs_b
+	truncate -s 256K kernel_a kernel_b
+	truncate -s 128K bootenv
+	echo slot-a-root | dd of=rootfs_a conv=notrunc status=none
+	printf 'BOOT_ORDER=A B\nBOOT_A_LEFT=3\nBOOT_B_LEFT=3\n' | mkenvimage -s 0x4000 -o env.img -
+	dd if=env.img of=bootenv conv=notrunc status=none
+	dd if=env.img of=bootenv bs=64K seek=1 conv=notrunc status=none
+}
+booted_as() { # SLOT COMMAND...: strata run with boot.json saying SLOT
+	local slot=$1
+	shift
+	# shellcheck disable=SC2016 # expanded by that sh
+	unshare -m sh -c 'mount -t tmpfs strata /run && mkdir /run/strata &&
+		printf "{\"slot\": \"%s\"}\n" "$0" > /run/strata/boot.json && exec "$@"' "$slot" "$@"
+}
+getenv() { fw_printenv -c fw_env.config -n "$1" 2> /dev/null; }
+counters() { echo "$(getenv BOOT_ORDER)/$(getenv BOOT_A_LEFT)/$(getenv BOOT_B_LEFT)"; }
+run() { # NAME SLOT WANT_RC TEXT ARGS...
+	local name=$1 slot=$2 want=$3 text=$4 got rc
+	shift 4
+	got=$(booted_as "$slot" ./strata update "$@" --config update.conf 2>&1)
+	rc=$?
+	if [ $rc -eq "$want" ] && grep -qF -- "$text" <<<"$got"; then
+		return 0
+	fi
+	fail "$name: exit $rc, wanted $want and '$text'; got: $(head -c 1500 <<<"$got")"
+	return 1
+}
+
+# ---- the happy path: install into B, boot it, mark it good, roll back ------------
+fresh
+bundle good.bundle 2026.12.2
+if run install A 0 "slot B boots next with 3 tries" install good.bundle; then
+	if cmp -s -n 300000 rootfs.img rootfs_b && cmp -s -n 100000 kernel.img kernel_b &&
+		[ "$(counters)" = "B A/3/3" ] && [ "$(getenv STRATA_B_VERSION)" = 2026.12.2 ] &&
+		grep -q slot-a-root rootfs_a; then
+		pass "install: slot B holds the images, is first with 3 tries, slot A is untouched"
+	else
+		fail "install: slot B or the counters are not as installed: $(counters)"
+	fi
+fi
+# the second copy of the counters is written too (the boot script's fallback)
+if cmp -s <(dd if=bootenv bs=16K count=1 status=none) \
+	<(dd if=bootenv bs=16K skip=4 count=1 status=none); then
+	pass "install: both copies of the counters written alike"
+else
+	fail "install: the counters' second copy differs from the first"
+fi
+run status A 0 "next boot: B" status && pass "status: the next boot is slot B"
+fw_setenv -c fw_env.config BOOT_B_LEFT 2 2> /dev/null # the bootloader spent a try
+run mark-good B 0 "slot B marked good" mark-good && [ "$(counters)" = "B A/3/3" ] &&
+	pass "mark-good: slot B has its tries back"
+run 'status --json' B 0 '"booted": "B", "next": "B", "order": "BA"' status --json &&
+	pass "status --json: booted B, next B"
+run rollback B 0 "slot A boots next" rollback && [ "$(getenv BOOT_ORDER)" = "A B" ] &&
+	pass "rollback: slot A first again"
+fw_setenv -c fw_env.config BOOT_A_LEFT 0 2> /dev/null
+run 'rollback to a slot without tries' B 1 "slot A has no tries left" rollback &&
+	[ "$(getenv BOOT_ORDER)" = "A B" ] && pass "rollback: refused when the other slot has no tries"
+run 'install into the running slot' A 1 "slot A is running" install --slot A good.bundle &&
+	pass "install: refuses the running slot"
+
+# ---- from a pipe ---------------------------------------------------------------
+fresh
+if got=$(cat good.bundle | booted_as A ./strata update install - --config update.conf 2>&1) &&
+	cmp -s -n 300000 rootfs.img rootfs_b && [ "$(counters)" = "B A/3/3" ]; then
+	pass "install -: from a pipe"
+else
+	fail "install -: from a pipe: $got"
+fi
+
+# ---- refused: the running slot stays first and whole, and the install then works ---
+refused() { # [--early] NAME TEXT BUNDLE [ARGS...]: --early, before a byte is written
+	local early=0 name text file before after
+	[ "$1" = --early ] && { early=1; shift; }
+	name=$1 text=$2 file=$3
+	shift 3
+	fresh
+	before=$(sha256sum < rootfs_a)
+	run "$name" A 1 "$text" install "$@" "$file" || return
+	after=$(sha256sum < rootfs_a)
+	if [ "$before" != "$after" ] || [[ $(counters) != "A B/3/"* ]]; then
+		fail "refused: $name: slot A or the counters changed: $(counters)"
+	elif [ $early = 1 ] && { ! cmp -s -n 524288 rootfs_b /dev/zero ||
+		[ "$(counters)" != "A B/3/3" ]; }; then
+		fail "refused: $name: slot B was written or disabled before the bundle was checked"
+	elif run "$name, then the good bundle" A 0 "boots next" install good.bundle &&
+		[ "$(counters)" = "B A/3/3" ]; then
+		pass "refused: $name ($text); slot A untouched; installed again after"
+	fi
+}
+tail -n +3 good.bundle > unsigned.bundle
+refused --early "no signature" "no signature" unsigned.bundle
+sed '0,/^version 2026.12.2$/s//version 2026.12.9/' good.bundle > changed.bundle
+refused --early "a changed header" "the signature does not verify" changed.bundle
+bundle other-key.bundle 2026.12.2 qemu_aarch64_virt other.sec
+refused --early "another key" "which is not in" other-key.bundle
+bundle other-board.bundle 2026.12.2 qemu_x86_64_nor
+refused --early "another board" "is for 'qemu_x86_64_nor'" other-board.bundle
+head -c -5000 good.bundle > truncated.bundle
+refused "truncated" "ends inside image 'kernel' (truncated)" truncated.bundle
+head -c 200 good.bundle > header-cut.bundle
+refused --early "cut in its header" "truncated" header-cut.bundle
+{ cat good.bundle; echo more; } > padded.bundle
+refused "padded" "goes on after its last image (padded)" padded.bundle
+size=$(stat -c %s good.bundle)
+cp good.bundle flipped.bundle
+printf 'X' | dd of=flipped.bundle bs=1 seek=$((size - 50000)) conv=notrunc status=none
+refused "a changed image" "does not match its digest" flipped.bundle
+head -c 600000 /dev/urandom > big.img
+"$top/tools/mkbundle.sh" -k dev/strata.sec -c qemu_aarch64_virt -v 2026.12.2 -o big.bundle \
+	rootfs=big.img kernel=kernel.img
+refused --early "larger than its slot" "larger than slot B's" big.bundle
+bundle old.bundle 2026.11.30
+refused --early "older" "older than the running 2026.12.1" old.bundle
+fresh
+run "older, allowed" A 0 "boots next" install --allow-downgrade old.bundle &&
+	pass "install --allow-downgrade: an older version installs"
+
+# ---- usage and configuration errors -------------------------------------------
+got=$(./strata update 2>&1)
+rc=$?
+if [ $rc -eq 2 ] && grep -qF "expected install, status, mark-good or rollback" <<<"$got"; then
+	pass "usage: no subcommand says what was expected"
+else
+	fail "usage: no subcommand: exit $rc: $got"
+fi
+echo "slot C rootfs /x" > bad.conf
+got=$(./strata update status --config bad.conf 2>&1)
+if [ $? -eq 1 ] && grep -qF "bad.conf: line 1: cannot read 'slot'" <<<"$got"; then
+	pass "configuration: a bad line is named"
+else
+	fail "configuration: a bad line: $got"
+fi
+exit $failed
