@@ -89,6 +89,10 @@ fi
 if [[ uboot/ =~ $filter ]]; then
 	run_tallied uboot "$top/tests/uboot.sh" "$out/uboot"
 fi
+# the same in a real GRUB (qemu_x86_64_nor; under a second a try)
+if [[ grub/ =~ $filter ]]; then
+	run_tallied grub "$top/tests/grub.sh" "$out/grub"
+fi
 # ---- fuzz targets, briefly (make fuzz runs them longer); static analysis ----------
 # shellcheck disable=SC2154
 run_tallied fuzz env TEST_OUT="$out" "$top/tests/fuzz/fuzz.sh" \
