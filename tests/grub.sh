@@ -3,9 +3,10 @@
 # The A/B boot counting of board/qemu_x86_64_nor/grub.cfg in a real
 # bootloader: Debian's GRUB for BIOS (grub-pc-bin) under qemu-system-x86_64,
 # started as a kernel (lnxboot.img) with a boot disk laid out as
-# tools/grubdisk.sh lays it out. The slots' kernels are not kernels, so each
-# try fails and GRUB resets (QEMU -no-reboot ends there): every run is one
-# try, and the counters it saved are read back by grub-editenv and by
+# tools/grubdisk.sh lays it out. The slots' kernels are a stand-in
+# (tests/cmdline_kernel.S) that prints the command line GRUB gave it and
+# resets (QEMU -no-reboot ends there): every run is one try, and the
+# counters it saved are read back by grub-editenv and by
 # strata's own environment code (tests/bootenv_tool.c over
 # init/lib/bootenv.c), which also makes the edits the running system makes
 # (mark good).
@@ -15,9 +16,9 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=$1
-for tool in gcc qemu-system-x86_64 grub-mkimage grub-editenv sfdisk mke2fs debugfs; do
+for tool in gcc as objcopy qemu-system-x86_64 grub-mkimage grub-editenv sfdisk mke2fs debugfs; do
 	if ! command -v "$tool" >/dev/null; then
-		echo "$tool not installed (packages qemu-system-x86, grub-common, fdisk, e2fsprogs: make deps)"
+		echo "$tool not installed (packages gcc, qemu-system-x86, grub-common, fdisk, e2fsprogs: make deps)"
 		exit 77
 	fi
 done
@@ -36,10 +37,15 @@ if ! gcc -std=gnu11 -O1 $warnings -I"$top/init/lib" -o bootenv_tool "$top/tests/
 	echo "FAIL grub/build: tests/bootenv_tool.c does not compile: $(head -c 2000 build.log)"
 	exit 1
 fi
-echo "not a kernel" > not-a-kernel
+if ! { as --32 -o cmdline_kernel.o "$top/tests/cmdline_kernel.S" &&
+	objcopy -O binary -j .text cmdline_kernel.o cmdline_kernel; } 2> build.log; then
+	echo "FAIL grub/build: tests/cmdline_kernel.S does not assemble: $(head -c 2000 build.log)"
+	exit 1
+fi
+echo "an initramfs" > initramfs
 if ! "$top/tools/grubdisk.sh" disk.img grub.lnx "$top/board/qemu_x86_64_nor" \
-	kernel_a=not-a-kernel initramfs_a=not-a-kernel kernel_b=not-a-kernel \
-	initramfs_b=not-a-kernel 2> layout.log; then
+	kernel_a=cmdline_kernel initramfs_a=initramfs kernel_b=cmdline_kernel \
+	initramfs_b=initramfs 2> layout.log; then
 	echo "FAIL grub/layout: tools/grubdisk.sh: $(head -c 2000 layout.log)"
 	exit 1
 fi
@@ -55,7 +61,7 @@ fi
 env_off=$((boot_off + block * 1024))
 
 # one power-on: GRUB runs grub.cfg, which takes a slot, saves the counters
-# and fails to start the slot's kernel; its console is in boot.log, and
+# and starts the slot's kernel, which prints its command line; the console is in boot.log, and
 # that of every run in boot.N.log
 runs=0
 power_on() {
@@ -66,7 +72,7 @@ power_on() {
 	cp boot.log "boot.$runs.log"
 	# GRUB's and SeaBIOS's terminal escapes and its banner land anywhere in a line
 	tr -d '\r' < boot.log | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g' |
-		grep -o 'strata-boot:.*' > said.log
+		grep -o 'strata-\(boot\|kernel\):.*' > said.log
 }
 get_env() { # the environment block to grubenv
 	dd if=disk.img of=grubenv bs=1 skip="$env_off" count=1024 status=none
@@ -93,7 +99,8 @@ expect fresh_environment_gives_both_slots_three_tries "no boot counters" \
 	"BOOT_A_LEFT=2 BOOT_B_LEFT=3 BOOT_ORDER=A B "
 expect first_try_is_slot_a "slot A (2 tries left after this one)" \
 	"BOOT_A_LEFT=2 BOOT_B_LEFT=3 BOOT_ORDER=A B "
-expect command_line_names_the_slot "/kernel console=ttyS0 panic=-1 strata.slot=A" \
+expect kernel_command_line_names_the_slot \
+	"strata-kernel: command line: BOOT_IMAGE=(hd0,gpt2)/kernel console=ttyS0 panic=-1 strata.slot=A" \
 	"BOOT_A_LEFT=2 BOOT_B_LEFT=3 BOOT_ORDER=A B "
 power_on
 expect second_try_decrements "slot A (1 tries left" \
@@ -104,7 +111,8 @@ expect third_try_spends_the_last "slot A (0 tries left" \
 power_on
 expect slot_without_tries_falls_back_to_the_next "slot B (2 tries left" \
 	"BOOT_A_LEFT=0 BOOT_B_LEFT=2 BOOT_ORDER=A B "
-expect command_line_of_b_names_b " strata.slot=B" \
+expect kernel_command_line_of_b_names_b \
+	"strata-kernel: command line: BOOT_IMAGE=(hd0,gpt3)/kernel console=ttyS0 panic=-1 strata.slot=B" \
 	"BOOT_A_LEFT=0 BOOT_B_LEFT=2 BOOT_ORDER=A B "
 
 # the running system marks slot A good: our code writes the block
