@@ -245,8 +245,8 @@ PKGS_lint := $(PKGS_config) cppcheck clang-tidy clang-format shellcheck
 PKGS_fuzz := $(PKGS_config) clang libclang-rt-dev
 # the host tests with the harness, mkverity, fuzz and lint, and the build tests (make rootfs)
 PKGS_unit := $(PKGS_rootfs) $(PKGS_lint) $(PKGS_fuzz) gcc libc6-dev libfsverity-dev fsverity \
-	squashfs-tools util-linux signify-openbsd libubootenv-tool grub-common \
-	u-boot-qemu u-boot-tools qemu-system-arm fdisk e2fsprogs
+	squashfs-tools util-linux signify-openbsd libubootenv-tool grub-common grub-pc-bin \
+	u-boot-qemu u-boot-tools qemu-system-arm qemu-system-x86 fdisk e2fsprogs
 PKGS_boot := $(PKGS_images) $(QEMU_PKG_$(BOARD_ARCH))
 # make deps: the tests build and boot every board, each architecture's
 arch_pkgs = $(QEMU_PKG_$(1)) $(call kernel_cc_pkg,$(1)) \

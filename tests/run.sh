@@ -89,6 +89,10 @@ fi
 if [[ uboot/ =~ $filter ]]; then
 	run_tallied uboot "$top/tests/uboot.sh" "$out/uboot"
 fi
+# the same in a real GRUB (qemu_x86_64_nor; under a second a try)
+if [[ grub/ =~ $filter ]]; then
+	run_tallied grub "$top/tests/grub.sh" "$out/grub"
+fi
 # strata update over files: bundles signed by signify-openbsd, counters read by fw_printenv
 if [[ update/ =~ $filter ]]; then
 	run_tallied update "$top/tests/update.sh" "$out/update"

@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The boot media of a board whose GRUB boots A/B slots (board/<board>/
+# grub.cfg): a GPT disk image and GRUB itself as a file QEMU starts with
+# -kernel. No loop devices and nothing installed into the disk's boot
+# sectors: GRUB for BIOS (i386-pc) is made with grub-mkimage and put behind
+# lnxboot.img, which gives it the Linux boot protocol, so QEMU (or any Linux
+# boot loader) starts it as a kernel; it reads and writes the disk through
+# the BIOS. The filesystems are made from directories (mke2fs -d) and written
+# into their partitions.
+#   1 boot      ext2: /grub.cfg (the board's), /grubenv (GRUB's environment
+#               block, no variables: grub.cfg starts the counters)
+#   2 boot_a    ext2: slot A's /kernel and /initramfs
+#   3 boot_b    ext2: the same of slot B
+# The disk must be the first BIOS disk (hd0): grub.cfg names its partitions.
+# usage: tools/grubdisk.sh DISK LOADER BOARD_DIR [FILE=PATH...]
+# FILE is kernel_a, initramfs_a, kernel_b or initramfs_b: PATH becomes the
+# slot's /kernel or /initramfs. A slot not given any is an empty filesystem.
+set -euo pipefail
+die() { echo "grubdisk.sh: $*" >&2; exit 1; }
+[ $# -ge 3 ] || die "usage: tools/grubdisk.sh DISK LOADER BOARD_DIR [FILE=PATH...]"
+disk=$1 loader=$2 board=$3
+shift 3
+grub=/usr/lib/grub/i386-pc
+[ -f "$grub/lnxboot.img" ] || die "$grub/lnxboot.img not found (package grub-pc-bin)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+MIB=1048576
+# name and size of each partition, in order (grub.cfg: gpt1, gpt2, gpt3)
+parts=(boot:$((4 * MIB)) boot_a:$((48 * MIB)) boot_b:$((48 * MIB)))
+
+mkdir "$tmp/boot" "$tmp/boot_a" "$tmp/boot_b"
+grep -v '^#' "$board/grub.cfg" > "$tmp/boot/grub.cfg"
+grub-editenv "$tmp/boot/grubenv" create
+for a in "$@"; do
+	[[ $a == *=* ]] || die "'$a': expected FILE=PATH"
+	case ${a%%=*} in
+	kernel_a | initramfs_a | kernel_b | initramfs_b) ;;
+	*) die "'${a%%=*}': expected kernel_a, initramfs_a, kernel_b or initramfs_b" ;;
+	esac
+	name=${a%%=*}
+	cp -- "${a#*=}" "$tmp/boot_${name#*_}/${name%_*}"
+done
+# the modules the script needs, in the image: there is no module directory
+# on the disk. The early configuration gives GRUB the serial console and the
+# boot partition; normal mode then runs its grub.cfg.
+cat > "$tmp/early.cfg" <<- 'EOF'
+	serial --unit=0 --speed=115200
+	terminal_input serial
+	terminal_output serial
+	terminfo -g 250x24 serial dumb
+	set root=(hd0,gpt1)
+EOF
+grub-mkimage -O i386-pc -o "$tmp/core.img" -c "$tmp/early.cfg" -p '(hd0,gpt1)/' \
+	biosdisk part_gpt ext2 loadenv test echo linux reboot normal serial terminal
+cat "$grub/lnxboot.img" "$tmp/core.img" > "$loader"
+
+# fixed timestamps and UUIDs: the same inputs give the same image
+export E2FSPROGS_FAKE_TIME=0
+start=2048 script="label: gpt
+label-id: 5374726b-0000-4000-8000-000000000000
+"
+declare -A offset
+i=0
+for p in "${parts[@]}"; do
+	name=${p%%:*} bytes=${p#*:}
+	i=$((i + 1))
+	# 1 KiB blocks: /grubenv is one block, which save_env rewrites in place
+	mke2fs -q -t ext2 -b 1024 -U clear -E hash_seed=00000000-0000-0000-0000-000000000000 \
+		-d "$tmp/$name" "$tmp/$name.ext2" $((bytes / 1024)) > /dev/null
+	offset[$name]=$((start * 512))
+	script+="start=$start, size=$((bytes / 512)), name=$name, uuid=5374726b-0000-4000-8000-$(printf %012d $i)
+"
+	start=$((start + bytes / 512))
+done
+rm -f "$disk"
+truncate -s $(((start + 2048) * 512)) "$disk"
+sfdisk -q "$disk" <<< "$script"
+for p in "${parts[@]}"; do
+	name=${p%%:*}
+	dd if="$tmp/$name.ext2" of="$disk" bs=1M oflag=seek_bytes seek="${offset[$name]}" \
+		conv=notrunc status=none
+done
