@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * strata reset | revert | firstboot | factoryreset: record a request on the
- * running system; the init applies it at the next boot, before the overlays
- * are mounted. Exit status: 0 done, 1 error, 2 usage.
+ * strata reset | revert and OpenWrt's names for reset --full: record a
+ * request on the running system; the init applies it at the next boot,
+ * before the overlays are mounted. Exit status: 0 done, 1 error, 2 usage.
+ * The reset button's resets are reset_request() too.
  */
 #include "inspect.h"
 #include "json.h"
@@ -18,26 +19,6 @@
 #include <string.h>
 #include <sys/reboot.h>
 #include <unistd.h>
-
-#define KEEP_LIST "/etc/strata/keep"
-
-static const char reset_usage[] =
-    "usage: strata reset --user|--full [-y] [-r] [-k PATH]...\n"
-    "       strata reset --cancel\n"
-    "  --user    drop the user layer: the system layer's state shows again\n"
-    "  --full    drop the user and the system layer: the firmware's state shows again\n"
-    "  -k PATH   keep PATH with its current content (also: one path a line in " KEEP_LIST ")\n"
-    "  -y        do not ask for confirmation\n"
-    "  -r        reboot now; otherwise the reset happens at the next boot\n"
-    "  --cancel  withdraw a pending request\n"
-    "firstboot and factoryreset are reset --full.\n";
-
-static const char revert_usage[] =
-    "usage: strata revert [--system] [-y] [-r] PATH...\n"
-    "  Removes each PATH's copy, whiteout or opaque directory from the user layer\n"
-    "  (--system, or a stack without a user overlay: the system layer) at the next\n"
-    "  boot, so the version below shows again; a directory reverts with everything\n"
-    "  in it.\n";
 
 /* The writable flash must be what this boot runs on, not a tmpfs stand-in. */
 static int check_persistent(const char *cmd)
@@ -145,16 +126,64 @@ static int store(const char *cmd, struct request *req, bool reboot_now)
 	return 0;
 }
 
+int reset_request(const char *cmd, struct request *req, unsigned flags)
+{
+	static char keep[8192];
+	unsigned bad_line;
+	if (safe_read_root_file(STRATA_KEEP_LIST, keep, sizeof(keep), NULL) >= 0 &&
+	    request_add_keep_list(req, keep, &bad_line) < 0) {
+		fprintf(stderr, "%s: %s line %u is not an absolute path inside the root\n", cmd,
+			STRATA_KEEP_LIST, bad_line);
+		return 1;
+	}
+	if (check_persistent(cmd) < 0)
+		return 1;
+	if (req->kind == REQ_RESET_USER && stack_levels() == 1) {
+		fprintf(stderr,
+			"%s: this system runs the system overlay alone (no user overlay): "
+			"there is no user layer to drop; --full drops the system layer\n",
+			cmd);
+		return 1;
+	}
+	if (!confirm(cmd,
+		     req->kind == REQ_RESET_FULL
+			 ? "All changes (system and user layer) will be erased"
+			 : "All changes in the user layer will be erased",
+		     flags & RESET_YES)) {
+		printf("%s: nothing done\n", cmd);
+		return 1;
+	}
+	return store(cmd, req, flags & RESET_REBOOT);
+}
+
+static int cancel_request(const char *cmd)
+{
+	if (unlink(STRATA_REQUEST_FILE) < 0) {
+		if (errno == ENOENT) {
+			printf("%s: no pending request\n", cmd);
+			return 0;
+		}
+		fprintf(stderr, "%s: cannot remove '%s': %s\n", cmd, STRATA_REQUEST_FILE,
+			strerror(errno));
+		return 1;
+	}
+	sync();
+	printf("%s: pending request withdrawn\n", cmd);
+	return 0;
+}
+
 int cmd_reset(int argc, char **argv)
 {
 	static struct request req;
 	const char *cmd = argv[0];
-	bool yes = false, reboot_now = false, cancel = false;
+	unsigned flags = 0;
+	bool cancel = false;
 	/* OpenWrt's names (fstools, base-files): a full reset, flags as getopt takes them */
-	bool alias = strcmp(cmd, "firstboot") == 0 || strcmp(cmd, "factoryreset") == 0 ||
-		     strcmp(cmd, "jffs2reset") == 0 || strcmp(cmd, "jffs2mark") == 0;
+	bool alias = strcmp(cmd, "reset") != 0;
+	const char *expected =
+	    alias ? "-y, -r or -k PATH" : "--user, --full, --cancel, -y, -r or -k PATH";
 	if (strcmp(cmd, "jffs2mark") == 0)
-		yes = true; /* fstools marks the flash for a reset without asking */
+		flags |= RESET_YES; /* fstools marks the flash for a reset without asking */
 
 	memset(&req, 0, sizeof(req));
 	req.kind = alias ? REQ_RESET_FULL : REQ_NONE;
@@ -168,69 +197,28 @@ int cmd_reset(int argc, char **argv)
 			cancel = true;
 		} else if (a[0] == '-' && a[1] && strspn(a + 1, "yr") == strlen(a + 1)) {
 			/* -y, -r, and as OpenWrt's getopt takes them, -yr, -ry */
-			yes |= strchr(a, 'y') != NULL;
-			reboot_now |= strchr(a, 'r') != NULL;
+			flags |=
+			    (strchr(a, 'y') ? RESET_YES : 0) | (strchr(a, 'r') ? RESET_REBOOT : 0);
 		} else if (strcmp(a, "-k") == 0 && i + 1 < argc) {
 			int r = request_add_keep(&req, argv[++i]);
-			if (r < 0) {
-				fprintf(stderr, "%s: cannot keep '%s': %s\n", cmd, argv[i],
-					r == -E2BIG
-					    ? "too many paths"
-					    : "not an absolute path inside the root (no '..')");
-				return 2;
-			}
-		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(reset_usage, stdout);
-			return 0;
+			if (r == -E2BIG)
+				return cmd_usage_error(cmd, "at most " STR(REQ_MAX_KEEP) " paths",
+						       "cannot keep '%s': too many paths", argv[i]);
+			if (r < 0)
+				return cmd_usage_error(cmd,
+						       "an absolute path inside the root (no '..')",
+						       "cannot keep '%s'", argv[i]);
+		} else if (strcmp(a, "-k") == 0) {
+			return cmd_usage_error(cmd, "-k PATH", "-k without a PATH");
 		} else {
-			fprintf(stderr, "%s: unknown argument '%s'\n%s", cmd, a, reset_usage);
-			return 2;
+			return cmd_usage_error(cmd, expected, "unknown argument '%s'", a);
 		}
 	}
-	if (cancel) {
-		if (unlink(STRATA_REQUEST_FILE) < 0) {
-			if (errno == ENOENT) {
-				printf("%s: no pending request\n", cmd);
-				return 0;
-			}
-			fprintf(stderr, "%s: cannot remove '%s': %s\n", cmd, STRATA_REQUEST_FILE,
-				strerror(errno));
-			return 1;
-		}
-		sync();
-		printf("%s: pending request withdrawn\n", cmd);
-		return 0;
-	}
-	if (req.kind == REQ_NONE) {
-		fprintf(stderr, "%s: say --user or --full\n%s", cmd, reset_usage);
-		return 2;
-	}
-	static char keep[8192];
-	unsigned bad_line;
-	if (safe_read_root_file(KEEP_LIST, keep, sizeof(keep), NULL) >= 0 &&
-	    request_add_keep_list(&req, keep, &bad_line) < 0) {
-		fprintf(stderr, "%s: %s line %u is not an absolute path inside the root\n", cmd,
-			KEEP_LIST, bad_line);
-		return 1;
-	}
-	if (check_persistent(cmd) < 0)
-		return 1;
-	if (req.kind == REQ_RESET_USER && stack_levels() == 1) {
-		fprintf(stderr,
-			"%s: this system runs the system overlay alone (no user overlay): "
-			"there is no user layer to drop; --full drops the system layer\n",
-			cmd);
-		return 1;
-	}
-	if (!confirm(cmd,
-		     req.kind == REQ_RESET_FULL
-			 ? "All changes (system and user layer) will be erased"
-			 : "All changes in the user layer will be erased",
-		     yes)) {
-		printf("%s: nothing done\n", cmd);
-		return 1;
-	}
-	return store(cmd, &req, reboot_now);
+	if (cancel)
+		return cancel_request(cmd);
+	if (req.kind == REQ_NONE)
+		return cmd_usage_error(cmd, "--user, --full or --cancel", "what to reset?");
+	return reset_request(cmd, &req, flags);
 }
 
 int cmd_revert(int argc, char **argv)
@@ -250,33 +238,23 @@ int cmd_revert(int argc, char **argv)
 			yes = true;
 		} else if (strcmp(a, "-r") == 0) {
 			reboot_now = true;
-		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(revert_usage, stdout);
-			return 0;
 		} else if (a[0] == '-') {
-			fprintf(stderr, "%s: unknown argument '%s'\n%s", cmd, a, revert_usage);
-			return 2;
+			return cmd_usage_error(argv[0], "--system, -y, -r or a PATH",
+					       "unknown argument '%s'", a);
+		} else if (req.n_revert == REQ_MAX_REVERT) {
+			return cmd_usage_error(argv[0],
+					       "at most " STR(REQ_MAX_REVERT) " paths at once",
+					       "too many paths");
+		} else if (path_normalize(a, req.revert[req.n_revert].path, REQ_PATH_MAX) < 0) {
+			return cmd_usage_error(
+			    argv[0], "an absolute path inside the root (no '..', not '/')",
+			    "'%s' is not an absolute path inside the root", a);
 		} else {
-			if (req.n_revert == REQ_MAX_REVERT) {
-				fprintf(stderr, "%s: at most %d paths at once\n", cmd,
-					REQ_MAX_REVERT);
-				return 2;
-			}
-			struct revert_entry *e = &req.revert[req.n_revert];
-			if (path_normalize(a, e->path, sizeof(e->path)) < 0) {
-				fprintf(stderr,
-					"%s: '%s' is not an absolute path inside the root "
-					"(no '..', not '/')\n",
-					cmd, a);
-				return 2;
-			}
 			req.n_revert++;
 		}
 	}
-	if (req.n_revert == 0) {
-		fprintf(stderr, "%s: which paths?\n%s", cmd, revert_usage);
-		return 2;
-	}
+	if (req.n_revert == 0)
+		return cmd_usage_error(argv[0], "one PATH or more", "which paths?");
 	/* without a user overlay, / is the system layer: that is where the changes are */
 	if (layer == LAYER_USER && stack_levels() == 1)
 		layer = LAYER_SYSTEM;
