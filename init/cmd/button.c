@@ -129,11 +129,9 @@ static void act(enum button_action a)
 		execl("/sbin/reboot", "reboot", (char *)NULL);
 		log_error("button: cannot run /sbin/reboot: %m");
 	} else if (a == BUTTON_RESET_USER || a == BUTTON_RESET_FULL) {
-		static struct request req;
-		req = (struct request){.kind = a == BUTTON_RESET_USER ? REQ_RESET_USER
-								      : REQ_RESET_FULL};
 		log_notice("button: scheduling %s, then rebooting", button_action_name(a));
-		reset_request("reset", &req, RESET_YES | RESET_REBOOT);
+		reset_request("reset", a == BUTTON_RESET_USER ? REQ_RESET_USER : REQ_RESET_FULL,
+			      RESET_YES | RESET_REBOOT);
 		log_error("button: %s could not be scheduled (see above)", button_action_name(a));
 	}
 }

@@ -3,6 +3,8 @@
 #ifndef STRATA_CMD_H
 #define STRATA_CMD_H
 
+#include "request.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -57,16 +59,15 @@ int cmd_button(int argc, char **argv);
 int cmd_button_event(int argc, char **argv);
 
 /*
- * reset.c: records REQ (its kind REQ_RESET_USER or REQ_RESET_FULL, its -k
- * paths) with the keep list of /etc/strata/keep, after the checks and the
- * confirmation (none with RESET_YES), then reboots with RESET_REBOOT.
- * Messages start "CMD: ". Returns the exit status (0 done, 1 error or
- * declined); with RESET_REBOOT it returns only when it failed.
+ * reset.c: records a reset of KIND (REQ_RESET_USER or REQ_RESET_FULL) with
+ * the keep list of /etc/strata/keep, after the checks and the confirmation
+ * (none with RESET_YES), then reboots with RESET_REBOOT. Messages start
+ * "CMD: ". Returns the exit status (0 done, 1 error or declined); with
+ * RESET_REBOOT it returns only when it failed.
  */
-struct request;
 #define RESET_YES 1u
 #define RESET_REBOOT 2u
-int reset_request(const char *cmd, struct request *req, unsigned flags);
+int reset_request(const char *cmd, enum req_kind kind, unsigned flags);
 
 /* common.c: what layers, which and diff share */
 struct stack;

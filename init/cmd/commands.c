@@ -15,6 +15,10 @@
 #include <string.h>
 
 #define KEEP_OPTS "[-y] [-r] [-k PATH]..."
+/* one string for the three names (the compiler merges equal literals) */
+#define RESET_FULL_USAGE                                                                           \
+	"usage: firstboot|factoryreset|jffs2reset " KEEP_OPTS "\n"                                 \
+	"  OpenWrt's names for strata reset --full.\n"
 
 static const struct command commands[] = {
     {"help", cmd_help, "the commands, or one command's usage", NULL},
@@ -65,12 +69,9 @@ static const struct command commands[] = {
      "usage: BUTTON=reset ACTION=pressed|released SEEN=SECONDS strata button-event\n"
      "  OpenWrt's button hotplug handler: the daemon's policy for a release after\n"
      "  SEEN seconds. Other buttons are ignored.\n"},
-    {"firstboot", cmd_reset, "OpenWrt name: reset --full",
-     "usage: firstboot " KEEP_OPTS "\n  OpenWrt's name for strata reset --full.\n"},
-    {"factoryreset", cmd_reset, "OpenWrt name: reset --full",
-     "usage: factoryreset " KEEP_OPTS "\n  OpenWrt's name for strata reset --full.\n"},
-    {"jffs2reset", cmd_reset, "OpenWrt name (fstools): reset --full",
-     "usage: jffs2reset " KEEP_OPTS "\n  fstools' name for strata reset --full.\n"},
+    {"firstboot", cmd_reset, "OpenWrt name: reset --full", RESET_FULL_USAGE},
+    {"factoryreset", cmd_reset, "OpenWrt name: reset --full", RESET_FULL_USAGE},
+    {"jffs2reset", cmd_reset, "OpenWrt name (fstools): reset --full", RESET_FULL_USAGE},
     {"jffs2mark", cmd_reset, "OpenWrt name (fstools): reset --full -y",
      "usage: jffs2mark [-r] [-k PATH]...\n  fstools' name for strata reset --full -y.\n"},
     {"mount_root", cmd_mount_root, "OpenWrt name (fstools): the root is assembled already",

@@ -126,19 +126,23 @@ static int store(const char *cmd, struct request *req, bool reboot_now)
 	return 0;
 }
 
-int reset_request(const char *cmd, struct request *req, unsigned flags)
+/* what reset, revert and the button's resets record: one request (16 KiB) at a time */
+static struct request req;
+
+/* Records req, a reset with its -k paths, with the keep list. */
+static int record_reset(const char *cmd, unsigned flags)
 {
 	static char keep[8192];
 	unsigned bad_line;
 	if (safe_read_root_file(STRATA_KEEP_LIST, keep, sizeof(keep), NULL) >= 0 &&
-	    request_add_keep_list(req, keep, &bad_line) < 0) {
+	    request_add_keep_list(&req, keep, &bad_line) < 0) {
 		fprintf(stderr, "%s: %s line %u is not an absolute path inside the root\n", cmd,
 			STRATA_KEEP_LIST, bad_line);
 		return 1;
 	}
 	if (check_persistent(cmd) < 0)
 		return 1;
-	if (req->kind == REQ_RESET_USER && stack_levels() == 1) {
+	if (req.kind == REQ_RESET_USER && stack_levels() == 1) {
 		fprintf(stderr,
 			"%s: this system runs the system overlay alone (no user overlay): "
 			"there is no user layer to drop; --full drops the system layer\n",
@@ -146,14 +150,21 @@ int reset_request(const char *cmd, struct request *req, unsigned flags)
 		return 1;
 	}
 	if (!confirm(cmd,
-		     req->kind == REQ_RESET_FULL
+		     req.kind == REQ_RESET_FULL
 			 ? "All changes (system and user layer) will be erased"
 			 : "All changes in the user layer will be erased",
 		     flags & RESET_YES)) {
 		printf("%s: nothing done\n", cmd);
 		return 1;
 	}
-	return store(cmd, req, flags & RESET_REBOOT);
+	return store(cmd, &req, flags & RESET_REBOOT);
+}
+
+int reset_request(const char *cmd, enum req_kind kind, unsigned flags)
+{
+	memset(&req, 0, sizeof(req));
+	req.kind = kind;
+	return record_reset(cmd, flags);
 }
 
 static int cancel_request(const char *cmd)
@@ -174,7 +185,6 @@ static int cancel_request(const char *cmd)
 
 int cmd_reset(int argc, char **argv)
 {
-	static struct request req;
 	const char *cmd = argv[0];
 	unsigned flags = 0;
 	bool cancel = false;
@@ -218,12 +228,11 @@ int cmd_reset(int argc, char **argv)
 		return cancel_request(cmd);
 	if (req.kind == REQ_NONE)
 		return cmd_usage_error(cmd, "--user, --full or --cancel", "what to reset?");
-	return reset_request(cmd, &req, flags);
+	return record_reset(cmd, flags);
 }
 
 int cmd_revert(int argc, char **argv)
 {
-	static struct request req;
 	const char *cmd = "strata revert";
 	enum req_layer layer = LAYER_USER;
 	bool yes = false, reboot_now = false;
