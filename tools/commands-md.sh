@@ -19,6 +19,7 @@ printf '%s\n' '# Commands' '' \
 	'prints the usage on stdout, exit status 0. The OpenWrt names also run as' \
 	'themselves (`/sbin/firstboot` a link to `strata`).'
 for c in $("$bin" help | sed -n '/^commands:$/,/^$/s/^  \([^ ]*\) .*/\1/p'); do
+	# shellcheck disable=SC2016
 	printf '\n## `strata %s`\n\n```\n' "$c"
 	"$bin" "$c" --help
 	printf '```\n'
