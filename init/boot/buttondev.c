@@ -3,7 +3,6 @@
 #include "buttondev.h"
 #include "input_abi.h"
 #include "log.h"
-#include "boot.h"
 #include "util.h"
 
 #include <dirent.h>

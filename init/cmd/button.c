@@ -9,7 +9,6 @@
 #include "log.h"
 #include "request.h"
 #include "safefs.h"
-#include "boot.h"
 #include "cmd.h"
 #include "util.h"
 
