@@ -11,6 +11,7 @@
 #   make check               make deps, every test; last line "N passed, N failed, N skipped"
 #   make check-powercut      make deps, every step of the power-cut campaign
 #   make unit | lint | fuzz  host checks (no QEMU) | static analysis | fuzz targets
+#   make docs-commands       write docs/commands.md from the commands' usage (host build)
 #   make bench | report      boot-time, CPU, size figures | last fuzz and fault figures
 #   make flash-erase         start the device's flash state over, then make all
 #   make deps                install the Debian packages of every target (root)
@@ -211,7 +212,8 @@ ifneq ($(BOARD_BUSYBOX_PKG),)
 BOARD_BUSYBOX := $(DL_DIR)/$(BOARD_BUSYBOX_PKG)-$(BOARD_DEB_ARCH)/bin/busybox
 endif
 
-.PHONY: all run check check-powercut bench fuzz lint report deps unit clean distclean flash-erase menuconfig \
+.PHONY: all run check check-powercut bench fuzz lint report deps unit docs-commands clean distclean \
+	flash-erase menuconfig \
 	print-warnings print-includes strata install rootfs \
 	olddefconfig savedefconfig help FORCE
 .DEFAULT_GOAL := all
@@ -243,6 +245,7 @@ PKGS_images := $(PKGS_rootfs) gcc libc6-dev squashfs-tools mtd-utils cpio xz-uti
 	e2fsprogs f2fs-tools fsverity libfsverity-dev cryptsetup-bin fdisk util-linux $(KERNEL_PKGS)
 PKGS_lint := $(PKGS_config) cppcheck clang-tidy clang-format shellcheck
 PKGS_fuzz := $(PKGS_config) clang libclang-rt-dev
+PKGS_docs := $(PKGS_config) gcc libc6-dev
 # the host tests with the harness, mkverity, fuzz and lint, and the build tests (make rootfs)
 PKGS_unit := $(PKGS_rootfs) $(PKGS_lint) $(PKGS_fuzz) gcc libc6-dev libfsverity-dev fsverity \
 	squashfs-tools util-linux signify-openbsd libubootenv-tool grub-common grub-pc-bin \
@@ -269,6 +272,7 @@ CHECK_bench := boot
 CHECK_unit := unit
 CHECK_lint := lint
 CHECK_fuzz := fuzz
+CHECK_docs-commands := docs
 goal_check = $(or $(CHECK_$(1)),$(if $(filter %_defconfig,$(1)),config))
 GOAL_CHECKS := $(sort $(foreach g,$(or $(MAKECMDGOALS),$(.DEFAULT_GOAL)),$(call goal_check,$(g))))
 ifneq ($(SKIP_DEPS),1)
@@ -453,6 +457,13 @@ lint:
 
 report:
 	$(Q)$(TOPDIR)/tests/report.sh
+
+# the usage texts of init/cmd/commands.c, as a host build prints them (tests/docs.sh compares)
+docs-commands:
+	$(Q)$(TOPDIR)/tools/host-strata.sh $(O)/host/strata
+	$(Q)$(TOPDIR)/tools/commands-md.sh $(O)/host/strata > $(TOPDIR)/docs/commands.md.tmp
+	$(Q)mv $(TOPDIR)/docs/commands.md.tmp $(TOPDIR)/docs/commands.md
+	@echo "wrote docs/commands.md"
 
 clean:
 	rm -rf $(BUILD) $(IMAGES)

@@ -5,14 +5,17 @@
 # symbol named is in Kconfig and every Kconfig symbol is documented; every
 # strata.KEY= kernel command line key named is one the init parses and every
 # key it parses is documented; every `strata COMMAND` named is in
-# init/main.c's command table and every command there is documented; every
+# init/cmd/commands.c's command table (as a host build's `strata help` lists
+# it) and every command there is documented, each command's --help verbatim
+# in docs/commands.md and every usage block there a command's; every
 # relative link resolves (its #anchor to a heading); every boot.json key
 # named is one init/lib/bootrec.c writes and every key it writes is in
 # docs/introspection.md's table; make help's targets and variables, and
 # make deps' packages, are in docs/building.md. Names are read from code
 # spans and code blocks, not from prose.
 # Then it proves it can fail: on a copy of the docs with a bogus
-# `make nosuchtarget` and a bogus strata.nosuchkey= it must say FAIL.
+# `make nosuchtarget`, a bogus strata.nosuchkey=, a changed usage line and a
+# usage block of no command it must say FAIL.
 # Prints PASS/FAIL/SKIP lines; exits 1 when one is a FAIL.
 # usage: tests/docs.sh [--no-self-test] [TREE]   (TREE: default this source tree)
 set -euo pipefail
@@ -165,8 +168,15 @@ fi
 verdict kernel-keys "${bad%$'\n'}" "$(wc -l < "$work/keys-named") named, $(wc -l < "$work/keys") parsed, each both"
 
 # ---- runtime commands -----------------------------------------------------------
-sed -n '/commands\[\] = {/,/^};/p' init/main.c | grep -oE '\{"[a-z0-9_-]+", cmd_' |
-	sed 's/{"\(.*\)".*/\1/' | sort -u > "$work/commands"
+# the commands as a host build lists them (strata help): init/cmd/commands.c's table
+# (STRATA_HOST_BIN: one built already, as the self-test's run below is given)
+strata=${STRATA_HOST_BIN:-$work/strata}
+if [ -z "${STRATA_HOST_BIN:-}" ] && ! "$here/tools/host-strata.sh" "$strata" > "$work/strata.log" 2>&1; then
+	fail host-strata "tools/host-strata.sh does not build: $(tail -n 5 "$work/strata.log")"
+fi
+{ "$strata" help 2>/dev/null || true; } | sed -n '/^commands:$/,/^$/s/^  \([^ ]*\) .*/\1/p' |
+	sort -u > "$work/commands"
+[ -s "$work/commands" ] || fail commands "no command list from '$strata help'"
 # in a span anywhere ("`/sbin/strata button`"); in a code block where a command
 # starts (a line, after "$ ", "&&", ";", "|"), not in its comments
 awk -F'\t' '$3 == "span" { print $1 ":" $2 "\t " $4 }
@@ -182,15 +192,45 @@ cut -f2 "$work/commands-named" > "$work/commands-named.names"
 cut -f2 "$work/code" > "$work/code.text"
 bad=""
 while IFS=$'\t' read -r where c; do
-	has "$work/commands" "$c" || bad+="$where: strata $c: not in init/main.c's command table"$'\n'
+	has "$work/commands" "$c" || bad+="$where: strata $c: not in init/cmd/commands.c's command table"$'\n'
 done < "$work/commands-named"
 # an OpenWrt name is documented as itself: "`firstboot -y`"
 while IFS= read -r c; do
 	has "$work/commands-named.names" "$c" ||
 		grep -qE "^[[:space:]]*(/sbin/)?${c}([[:space:]]|$)" "$work/code.text" ||
-		bad+="$c: in init/main.c's command table, documented nowhere"$'\n'
+		bad+="$c: in init/cmd/commands.c's command table, documented nowhere"$'\n'
 done < "$work/commands"
 verdict commands "${bad%$'\n'}" "$(wc -l < "$work/commands-named") named, $(wc -l < "$work/commands") in the table, each both"
+
+# ---- each command's usage, verbatim in docs/commands.md ------------------------------
+# a "## `strata NAME`" section's code block is what `strata NAME --help` prints
+mkdir -p "$work/usage"
+bad=""
+if [ ! -f docs/commands.md ]; then
+	bad="no docs/commands.md (make docs-commands writes it)"$'\n'
+else
+	awk -v dir="$work/usage" '
+	/^## / { name = ""; if (match($0, /^## `strata [a-z0-9_-]+`$/)) { name = substr($0, 12, RLENGTH - 12); n[name]++ } next }
+	/^```/ { fence = !fence; out = ""    # the first block of a section
+		if (fence && name != "" && !got[name]++) out = dir "/" name ".md"; next }
+	fence && out != "" { print > out; next }
+	END { for (k in n) if (n[k] > 1) print k > (dir "/.twice") }' docs/commands.md
+	while IFS= read -r c; do bad+="docs/commands.md: strata $c: two sections"$'\n'; done < <(cat "$work/usage/.twice" 2>/dev/null)
+	while IFS= read -r c; do
+		if [ ! -f "$work/usage/$c.md" ]; then
+			bad+="docs/commands.md: strata $c: a command without a usage block (make docs-commands)"$'\n'
+		elif ! "$strata" "$c" --help > "$work/usage/$c.txt" 2>&1 ||
+			! diff -q "$work/usage/$c.txt" "$work/usage/$c.md" >/dev/null; then
+			bad+="docs/commands.md: strata $c: the block is not what strata $c --help prints ($({ diff "$work/usage/$c.md" "$work/usage/$c.txt" || true; } | grep -m 2 '^[<>]' | paste -sd ' ' -), make docs-commands writes it)"$'\n'
+		fi
+	done < "$work/commands"
+	for f in "$work"/usage/*.md; do
+		[ -e "$f" ] || continue
+		c=$(basename "$f" .md)
+		has "$work/commands" "$c" || bad+="docs/commands.md: strata $c: a usage block for no command"$'\n'
+	done
+fi
+verdict commands-usage "${bad%$'\n'}" "$(wc -l < "$work/commands") commands, each --help as in docs/commands.md"
 
 # ---- links ------------------------------------------------------------------------
 # a heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces -
@@ -301,7 +341,13 @@ if [ $self_test = 1 ]; then
 	printf '\nBogus: `make nosuchtarget`.\n' >> "$copy/docs/building.md"
 	# shellcheck disable=SC2016
 	printf '\nBogus: `strata.nosuchkey=1`.\n' >> "$copy/docs/boot.md"
-	got=$("$here/tests/docs.sh" --no-self-test "$copy" 2>&1 || true)
+	# a changed usage line, and a block for no command
+	sed -i 's/^usage: strata status \[--json\]$/usage: strata status [--json] [--bogus]/' "$copy/docs/commands.md"
+	# shellcheck disable=SC2016
+	sed -i '/^## `strata mount_root`$/d' "$copy/docs/commands.md"
+	# shellcheck disable=SC2016
+	printf '\n## `strata nosuchcommand`\n\n```\nusage: strata nosuchcommand\n```\n' >> "$copy/docs/commands.md"
+	got=$(STRATA_HOST_BIN=$strata "$here/tests/docs.sh" --no-self-test "$copy" 2>&1 || true)
 	if grep -q '^FAIL docs/make-targets: .*make nosuchtarget: no such Makefile target' <<<"$got"; then
 		pass "self-test/bogus-make-target-fails"
 	else
@@ -311,6 +357,21 @@ if [ $self_test = 1 ]; then
 		pass "self-test/bogus-kernel-key-fails"
 	else
 		fail "self-test/bogus-kernel-key-fails" "a bogus strata.nosuchkey= was not a FAIL: $(grep 'docs/kernel-keys' <<<"$got")"
+	fi
+	if grep -q '^FAIL docs/commands-usage: .*strata status: the block is not what strata status --help prints' <<<"$got"; then
+		pass "self-test/changed-usage-line-fails"
+	else
+		fail "self-test/changed-usage-line-fails" "a changed usage line of status was not a FAIL: $(grep 'docs/commands-usage' <<<"$got")"
+	fi
+	if grep -q '^FAIL docs/commands-usage: .*strata mount_root: a command without a usage block' <<<"$got"; then
+		pass "self-test/command-without-usage-block-fails"
+	else
+		fail "self-test/command-without-usage-block-fails" "a command without a usage block was not a FAIL: $(grep 'docs/commands-usage' <<<"$got")"
+	fi
+	if grep -q '^FAIL docs/commands-usage: .*strata nosuchcommand: a usage block for no command' <<<"$got"; then
+		pass "self-test/usage-block-of-no-command-fails"
+	else
+		fail "self-test/usage-block-of-no-command-fails" "a usage block of no command was not a FAIL: $(grep 'docs/commands-usage' <<<"$got")"
 	fi
 fi
 exit $failed

@@ -195,8 +195,17 @@ if [ $unit_only = 0 ]; then
 			done
 		}
 		cli 0 "usage: strata COMMAND" --help
-		cli 2 "unknown command 'bogus'" bogus
-		cli 2 "unknown argument '--bogus'" status --bogus
+		cli 0 "  reset        drop the user layer" help
+		cli 0 "usage: strata reset --user|--full" help reset
+		cli 0 "usage: strata which [--json] PATH" which --help
+		cli 0 "usage: firstboot|factoryreset|jffs2reset" firstboot -y --help
+		cli 2 "strata: unknown command 'bogus': expected a command of this list" bogus
+		cli 2 "strata help: unknown command 'bogus'" help bogus
+		cli 2 "strata status: unknown argument '--bogus': expected --json" status --bogus
+		cli 2 "strata reset: what to reset?: expected --user, --full or --cancel" reset
+		cli 2 "strata revert: which paths?: expected one PATH or more" revert -y
+		cli 2 "strata which: which path?: expected a PATH" which --json
+		cli 2 "strata analyze: --svg without a FILE: expected --svg FILE" analyze --svg
 		cli 1 "cannot read '/run/strata/boot.json'" status
 		cli --boot-record 0 "assembly:  1769.534 ms" status
 		cli --boot-record 0 "slot:      A" status

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * strata reset | revert | firstboot | factoryreset: record a request on the
- * running system; the init applies it at the next boot, before the overlays
- * are mounted. Exit status: 0 done, 1 error, 2 usage.
+ * strata reset | revert and OpenWrt's names for reset --full: record a
+ * request on the running system; the init applies it at the next boot,
+ * before the overlays are mounted. Exit status: 0 done, 1 error, 2 usage.
+ * The reset button's resets are reset_request() too.
  */
 #include "inspect.h"
 #include "json.h"
@@ -18,26 +19,6 @@
 #include <string.h>
 #include <sys/reboot.h>
 #include <unistd.h>
-
-#define KEEP_LIST "/etc/strata/keep"
-
-static const char reset_usage[] =
-    "usage: strata reset --user|--full [-y] [-r] [-k PATH]...\n"
-    "       strata reset --cancel\n"
-    "  --user    drop the user layer: the system layer's state shows again\n"
-    "  --full    drop the user and the system layer: the firmware's state shows again\n"
-    "  -k PATH   keep PATH with its current content (also: one path a line in " KEEP_LIST ")\n"
-    "  -y        do not ask for confirmation\n"
-    "  -r        reboot now; otherwise the reset happens at the next boot\n"
-    "  --cancel  withdraw a pending request\n"
-    "firstboot and factoryreset are reset --full.\n";
-
-static const char revert_usage[] =
-    "usage: strata revert [--system] [-y] [-r] PATH...\n"
-    "  Removes each PATH's copy, whiteout or opaque directory from the user layer\n"
-    "  (--system, or a stack without a user overlay: the system layer) at the next\n"
-    "  boot, so the version below shows again; a directory reverts with everything\n"
-    "  in it.\n";
 
 /* The writable flash must be what this boot runs on, not a tmpfs stand-in. */
 static int check_persistent(const char *cmd)
@@ -145,72 +126,18 @@ static int store(const char *cmd, struct request *req, bool reboot_now)
 	return 0;
 }
 
-int cmd_reset(int argc, char **argv)
-{
-	static struct request req;
-	const char *cmd = argv[0];
-	bool yes = false, reboot_now = false, cancel = false;
-	/* OpenWrt's names (fstools, base-files): a full reset, flags as getopt takes them */
-	bool alias = strcmp(cmd, "firstboot") == 0 || strcmp(cmd, "factoryreset") == 0 ||
-		     strcmp(cmd, "jffs2reset") == 0 || strcmp(cmd, "jffs2mark") == 0;
-	if (strcmp(cmd, "jffs2mark") == 0)
-		yes = true; /* fstools marks the flash for a reset without asking */
+/* what reset, revert and the button's resets record: one request (16 KiB) at a time */
+static struct request req;
 
-	memset(&req, 0, sizeof(req));
-	req.kind = alias ? REQ_RESET_FULL : REQ_NONE;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--user") == 0 && !alias) {
-			req.kind = REQ_RESET_USER;
-		} else if (strcmp(a, "--full") == 0) {
-			req.kind = REQ_RESET_FULL;
-		} else if (strcmp(a, "--cancel") == 0 && !alias) {
-			cancel = true;
-		} else if (a[0] == '-' && a[1] && strspn(a + 1, "yr") == strlen(a + 1)) {
-			/* -y, -r, and as OpenWrt's getopt takes them, -yr, -ry */
-			yes |= strchr(a, 'y') != NULL;
-			reboot_now |= strchr(a, 'r') != NULL;
-		} else if (strcmp(a, "-k") == 0 && i + 1 < argc) {
-			int r = request_add_keep(&req, argv[++i]);
-			if (r < 0) {
-				fprintf(stderr, "%s: cannot keep '%s': %s\n", cmd, argv[i],
-					r == -E2BIG
-					    ? "too many paths"
-					    : "not an absolute path inside the root (no '..')");
-				return 2;
-			}
-		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(reset_usage, stdout);
-			return 0;
-		} else {
-			fprintf(stderr, "%s: unknown argument '%s'\n%s", cmd, a, reset_usage);
-			return 2;
-		}
-	}
-	if (cancel) {
-		if (unlink(STRATA_REQUEST_FILE) < 0) {
-			if (errno == ENOENT) {
-				printf("%s: no pending request\n", cmd);
-				return 0;
-			}
-			fprintf(stderr, "%s: cannot remove '%s': %s\n", cmd, STRATA_REQUEST_FILE,
-				strerror(errno));
-			return 1;
-		}
-		sync();
-		printf("%s: pending request withdrawn\n", cmd);
-		return 0;
-	}
-	if (req.kind == REQ_NONE) {
-		fprintf(stderr, "%s: say --user or --full\n%s", cmd, reset_usage);
-		return 2;
-	}
+/* Records req, a reset with its -k paths, with the keep list. */
+static int record_reset(const char *cmd, unsigned flags)
+{
 	static char keep[8192];
 	unsigned bad_line;
-	if (safe_read_root_file(KEEP_LIST, keep, sizeof(keep), NULL) >= 0 &&
+	if (safe_read_root_file(STRATA_KEEP_LIST, keep, sizeof(keep), NULL) >= 0 &&
 	    request_add_keep_list(&req, keep, &bad_line) < 0) {
 		fprintf(stderr, "%s: %s line %u is not an absolute path inside the root\n", cmd,
-			KEEP_LIST, bad_line);
+			STRATA_KEEP_LIST, bad_line);
 		return 1;
 	}
 	if (check_persistent(cmd) < 0)
@@ -226,16 +153,86 @@ int cmd_reset(int argc, char **argv)
 		     req.kind == REQ_RESET_FULL
 			 ? "All changes (system and user layer) will be erased"
 			 : "All changes in the user layer will be erased",
-		     yes)) {
+		     flags & RESET_YES)) {
 		printf("%s: nothing done\n", cmd);
 		return 1;
 	}
-	return store(cmd, &req, reboot_now);
+	return store(cmd, &req, flags & RESET_REBOOT);
+}
+
+int reset_request(const char *cmd, enum req_kind kind, unsigned flags)
+{
+	memset(&req, 0, sizeof(req));
+	req.kind = kind;
+	return record_reset(cmd, flags);
+}
+
+static int cancel_request(const char *cmd)
+{
+	if (unlink(STRATA_REQUEST_FILE) < 0) {
+		if (errno == ENOENT) {
+			printf("%s: no pending request\n", cmd);
+			return 0;
+		}
+		fprintf(stderr, "%s: cannot remove '%s': %s\n", cmd, STRATA_REQUEST_FILE,
+			strerror(errno));
+		return 1;
+	}
+	sync();
+	printf("%s: pending request withdrawn\n", cmd);
+	return 0;
+}
+
+int cmd_reset(int argc, char **argv)
+{
+	const char *cmd = argv[0];
+	unsigned flags = 0;
+	bool cancel = false;
+	/* OpenWrt's names (fstools, base-files): a full reset, flags as getopt takes them */
+	bool alias = strcmp(cmd, "reset") != 0;
+	const char *expected =
+	    alias ? "-y, -r or -k PATH" : "--user, --full, --cancel, -y, -r or -k PATH";
+	if (strcmp(cmd, "jffs2mark") == 0)
+		flags |= RESET_YES; /* fstools marks the flash for a reset without asking */
+
+	memset(&req, 0, sizeof(req));
+	req.kind = alias ? REQ_RESET_FULL : REQ_NONE;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--user") == 0 && !alias) {
+			req.kind = REQ_RESET_USER;
+		} else if (strcmp(a, "--full") == 0) {
+			req.kind = REQ_RESET_FULL;
+		} else if (strcmp(a, "--cancel") == 0 && !alias) {
+			cancel = true;
+		} else if (a[0] == '-' && a[1] && strspn(a + 1, "yr") == strlen(a + 1)) {
+			/* -y, -r, and as OpenWrt's getopt takes them, -yr, -ry */
+			flags |=
+			    (strchr(a, 'y') ? RESET_YES : 0) | (strchr(a, 'r') ? RESET_REBOOT : 0);
+		} else if (strcmp(a, "-k") == 0 && i + 1 < argc) {
+			int r = request_add_keep(&req, argv[++i]);
+			if (r == -E2BIG)
+				return cmd_usage_error(cmd, "at most " STR(REQ_MAX_KEEP) " paths",
+						       "cannot keep '%s': too many paths", argv[i]);
+			if (r < 0)
+				return cmd_usage_error(cmd,
+						       "an absolute path inside the root (no '..')",
+						       "cannot keep '%s'", argv[i]);
+		} else if (strcmp(a, "-k") == 0) {
+			return cmd_usage_error(cmd, "-k PATH", "-k without a PATH");
+		} else {
+			return cmd_usage_error(cmd, expected, "unknown argument '%s'", a);
+		}
+	}
+	if (cancel)
+		return cancel_request(cmd);
+	if (req.kind == REQ_NONE)
+		return cmd_usage_error(cmd, "--user, --full or --cancel", "what to reset?");
+	return record_reset(cmd, flags);
 }
 
 int cmd_revert(int argc, char **argv)
 {
-	static struct request req;
 	const char *cmd = "strata revert";
 	enum req_layer layer = LAYER_USER;
 	bool yes = false, reboot_now = false;
@@ -250,33 +247,23 @@ int cmd_revert(int argc, char **argv)
 			yes = true;
 		} else if (strcmp(a, "-r") == 0) {
 			reboot_now = true;
-		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(revert_usage, stdout);
-			return 0;
 		} else if (a[0] == '-') {
-			fprintf(stderr, "%s: unknown argument '%s'\n%s", cmd, a, revert_usage);
-			return 2;
+			return cmd_usage_error(argv[0], "--system, -y, -r or a PATH",
+					       "unknown argument '%s'", a);
+		} else if (req.n_revert == REQ_MAX_REVERT) {
+			return cmd_usage_error(argv[0],
+					       "at most " STR(REQ_MAX_REVERT) " paths at once",
+					       "too many paths");
+		} else if (path_normalize(a, req.revert[req.n_revert].path, REQ_PATH_MAX) < 0) {
+			return cmd_usage_error(
+			    argv[0], "an absolute path inside the root (no '..', not '/')",
+			    "'%s' is not an absolute path inside the root", a);
 		} else {
-			if (req.n_revert == REQ_MAX_REVERT) {
-				fprintf(stderr, "%s: at most %d paths at once\n", cmd,
-					REQ_MAX_REVERT);
-				return 2;
-			}
-			struct revert_entry *e = &req.revert[req.n_revert];
-			if (path_normalize(a, e->path, sizeof(e->path)) < 0) {
-				fprintf(stderr,
-					"%s: '%s' is not an absolute path inside the root "
-					"(no '..', not '/')\n",
-					cmd, a);
-				return 2;
-			}
 			req.n_revert++;
 		}
 	}
-	if (req.n_revert == 0) {
-		fprintf(stderr, "%s: which paths?\n%s", cmd, revert_usage);
-		return 2;
-	}
+	if (req.n_revert == 0)
+		return cmd_usage_error(argv[0], "one PATH or more", "which paths?");
 	/* without a user overlay, / is the system layer: that is where the changes are */
 	if (layer == LAYER_USER && stack_levels() == 1)
 		layer = LAYER_SYSTEM;

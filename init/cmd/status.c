@@ -12,10 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char status_usage[] = "usage: strata status [--json]\n"
-				   "  Shows how this boot assembled the root filesystem.\n"
-				   "  Exit status: 0 normal, 1 degraded or no record, 2 usage.\n";
-
 /* The boot before this one, when it was degraded: "previous_boot": {"mode", "errno", "reason"}. */
 static void show_previous_boot(const char *text)
 {
@@ -188,13 +184,8 @@ int cmd_status(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			json = 1;
-		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			fputs(status_usage, stdout);
-			return 0;
 		} else {
-			fprintf(stderr, "strata status: unknown argument '%s'\n%s", argv[i],
-				status_usage);
-			return 2;
+			return cmd_usage_error(argv[0], "--json", "unknown argument '%s'", argv[i]);
 		}
 	}
 	ssize_t n = read_file(STRATA_BOOT_RECORD, text, sizeof(text));

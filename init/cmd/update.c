@@ -41,15 +41,6 @@
 #define BLKGETSIZE64 _IOR(0x12, 114, size_t)
 #endif
 
-static const char update_usage[] =
-    "usage: strata update install [--allow-downgrade] [--slot A|B] [--config FILE] BUNDLE|-\n"
-    "       strata update status [--json] [--config FILE]\n"
-    "       strata update mark-good [--config FILE]\n"
-    "       strata update rollback [--config FILE]\n"
-    "  install writes a signed bundle into the slot not running and makes it\n"
-    "  the next boot's; mark-good keeps the running slot; rollback boots the\n"
-    "  other slot next. Exit status: 0 done, 1 refused or failed, 2 usage.\n";
-
 #define CONF_DEFAULT "/etc/strata/update.conf"
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -568,30 +559,19 @@ int cmd_update(int argc, char **argv)
 		else if (strcmp(a, "--slot") == 0 && i + 1 < argc && strcmp(sub, "install") == 0 &&
 			 (strcmp(argv[i + 1], "A") == 0 || strcmp(argv[i + 1], "B") == 0))
 			slot = argv[++i][0];
-		else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
-			return fputs(update_usage, stdout), 0;
 		else if (!src && strcmp(sub, "install") == 0 && (a[0] != '-' || !a[1]))
 			src = a;
 		else
-			return fprintf(stderr, "strata update %s: unknown argument '%s'\n%s", sub,
-				       a, update_usage),
-			       2;
+			return cmd_usage_error("update", "the options of update's usage",
+					       "unknown argument '%s' to '%s'", a, sub);
 	}
-	if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0)
-		return fputs(update_usage, stdout), 0;
 	if (strcmp(sub, "install") != 0 && strcmp(sub, "status") != 0 &&
 	    strcmp(sub, "mark-good") != 0 && strcmp(sub, "rollback") != 0)
-		return fprintf(stderr,
-			       "strata update: expected install, status, mark-good or rollback, "
-			       "got '%s'\n%s",
-			       sub, update_usage),
-		       2;
+		return cmd_usage_error("update", "install, status, mark-good or rollback",
+				       "unknown subcommand '%s'", sub);
 	if (strcmp(sub, "install") == 0 && !src)
-		return fprintf(stderr,
-			       "strata update install: expected a bundle (a file, a "
-			       "device or - for stdin)\n%s",
-			       update_usage),
-		       2;
+		return cmd_usage_error("update", "a bundle: a file, a device or - for stdin",
+				       "no bundle");
 	if (load_conf(conf_path, &c))
 		return 1;
 	if (strcmp(sub, "status") == 0)

@@ -15,6 +15,8 @@
 #define STRATA_REQUEST_FILE STRATA_DATA_DIR "/strata.request"
 /* space held back on the data filesystem so that a reset can be recorded on a full flash */
 #define STRATA_RESERVE_NAME "strata.reserve"
+/* the paths a reset keeps, one a line (strata reset -k PATH: one more) */
+#define STRATA_KEEP_LIST "/etc/strata/keep"
 #define STRATA_NEWROOT "/newroot"
 #define STRATA_MODULE_LIST "/etc/strata/modules"
 #define STRATA_MODULE_DEPS "/etc/strata/modules.dep"

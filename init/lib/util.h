@@ -10,6 +10,9 @@
 #include <sys/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* a macro's value as a string literal: STR(REQ_MAX_KEEP) is "32" */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 uint64_t now_boottime_ns(void);
 /* Starts fn(arg) on a thread with a stack of stack bytes; false when it could not. */
