@@ -131,6 +131,7 @@ run 'install into the running slot' A 1 "slot A is running" install --slot A goo
 
 # ---- from a pipe ---------------------------------------------------------------
 fresh
+# shellcheck disable=SC2002 # a pipe, not a file, on its stdin
 if got=$(cat good.bundle | booted_as A ./strata update install - --config update.conf 2>&1) &&
 	cmp -s -n 300000 rootfs.img rootfs_b && [ "$(counters)" = "B A/3/3" ]; then
 	pass "install -: from a pipe"

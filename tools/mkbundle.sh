@@ -7,7 +7,7 @@
 #        tools/mkbundle.sh --new-key DIR   (a development key pair without a
 #        passphrase: DIR/strata.sec, DIR/strata.pub; kept when it exists)
 set -euo pipefail
-signify=signify-openbsd
+signify="signify-openbsd"
 command -v "$signify" >/dev/null || signify=signify
 if ! command -v "$signify" >/dev/null; then
 	echo "mkbundle: signify-openbsd not installed (make deps)" >&2
