@@ -50,6 +50,16 @@ for src in "$top"/tests/unit/test_*.c; do
 	cat "$bin.err" >&2
 done
 
+# the static binary's allocator (init/malloc.c), linked as the binary links it: musl, static
+# shellcheck disable=SC2086
+if musl-gcc -std=gnu11 -static -O1 $warnings -I"$top/tests/unit" -o "$out/unit/musl_malloc" \
+	"$top/tests/unit/musl_malloc.c" "$top/init/malloc.c" 2> "$out/unit/musl_malloc.log"; then
+	run_tallied unit/musl_malloc "$out/unit/musl_malloc"
+else
+	tally <<<"FAIL unit/musl_malloc: does not compile (see $out/unit/musl_malloc.log)"
+	cat "$out/unit/musl_malloc.log" >&2
+fi
+
 # ---- the harness itself: what must make this suite red does ------------------
 if [[ harness/ =~ $filter ]]; then
 	run_tallied harness "$top/tests/harness.sh" "$out/harness"

@@ -13,28 +13,41 @@
 #include <sys/stat.h>
 
 struct change {
-	char *path;
+	size_t path; /* offset in changes.names */
 	const char *change, *type;
 	long long size;
 };
 
+/* The changes, and their paths one after another in one block (malloc.c). */
 struct changes {
 	struct change *v;
-	size_t n, cap;
+	char *names;
+	size_t n, cap, names_len, names_cap;
 };
+
+static void *grow(void *p, size_t *cap, size_t need, size_t unit)
+{
+	if (need <= *cap)
+		return p;
+	while (*cap < need)
+		*cap = *cap ? *cap * 2 : 64;
+	p = realloc(p, *cap * unit);
+	if (!p) {
+		perror("strata diff");
+		exit(1);
+	}
+	return p;
+}
 
 static void add_change(struct changes *c, const char *path, const char *change, const char *type,
 		       long long size)
 {
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 64;
-		c->v = realloc(c->v, c->cap * sizeof(*c->v));
-		if (!c->v) {
-			perror("strata diff");
-			exit(1);
-		}
-	}
-	c->v[c->n++] = (struct change){strdup(path), change, type, size};
+	size_t len = strlen(path) + 1;
+	c->v = grow(c->v, &c->cap, c->n + 1, sizeof(*c->v));
+	c->names = grow(c->names, &c->names_cap, c->names_len + len, 1);
+	memcpy(c->names + c->names_len, path, len);
+	c->v[c->n++] = (struct change){c->names_len, change, type, size};
+	c->names_len += len;
 }
 
 static void walk(const char *upper, const char *below, const char *rel, dev_t dev,
@@ -74,9 +87,12 @@ static void walk(const char *upper, const char *below, const char *rel, dev_t de
 	closedir(d);
 }
 
+static const char *sort_names; /* qsort's comparator has no argument of its own */
+
 static int by_path(const void *a, const void *b)
 {
-	return strcmp(((const struct change *)a)->path, ((const struct change *)b)->path);
+	return strcmp(sort_names + ((const struct change *)a)->path,
+		      sort_names + ((const struct change *)b)->path);
 }
 
 int cmd_diff(int argc, char **argv)
@@ -116,6 +132,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	struct changes c = {0};
 	walk(upper, below, "", ust.st_dev, &c);
+	sort_names = c.names;
 	if (c.n) /* qsort(NULL, 0) is undefined */
 		qsort(c.v, c.n, sizeof(*c.v), by_path);
 	long long total = 0;
@@ -128,7 +145,7 @@ int cmd_diff(int argc, char **argv)
 		total += c.v[k].size;
 		if (json) {
 			printf("%s\n  {\"path\": ", k ? "," : "");
-			json_str(stdout, c.v[k].path);
+			json_str(stdout, c.names + c.v[k].path);
 			printf(", \"change\": \"%s\", \"type\": \"%s\", \"size\": %lld}",
 			       c.v[k].change, c.v[k].type, c.v[k].size);
 		} else {
@@ -137,9 +154,8 @@ int cmd_diff(int argc, char **argv)
 			       : c.v[k].change[0] == 'm' ? 'M'
 			       : c.v[k].change[0] == 'd' ? 'D'
 							 : 'O',
-			       c.v[k].path, c.v[k].size);
+			       c.names + c.v[k].path, c.v[k].size);
 		}
-		free(c.v[k].path);
 	}
 	if (json)
 		printf("\n], \"total_size\": %lld}\n", total);
@@ -147,5 +163,6 @@ int cmd_diff(int argc, char **argv)
 		printf("%zu change%s in the %s layer, %lld bytes\n", c.n, c.n == 1 ? "" : "s", role,
 		       total);
 	free(c.v);
+	free(c.names);
 	return 0;
 }
