@@ -12,10 +12,17 @@
 #               block, no variables: grub.cfg starts the counters)
 #   2 boot_a    ext2: slot A's /kernel and /initramfs
 #   3 boot_b    ext2: the same of slot B
+#   4 rootfs_a  32 MiB, raw: slot A's root layer (the board declares it to
+#               block2mtd, the kernel command line in bootargs=)
+#   5 rootfs_b  the same of slot B
 # The disk must be the first BIOS disk (hd0): grub.cfg names its partitions.
-# usage: tools/grubdisk.sh DISK LOADER BOARD_DIR [FILE=PATH...]
+# usage: tools/grubdisk.sh DISK LOADER BOARD_DIR [FILE=PATH...] [bootargs=ARGS]
 # FILE is kernel_a, initramfs_a, kernel_b or initramfs_b: PATH becomes the
 # slot's /kernel or /initramfs. A slot not given any is an empty filesystem.
+# rootfs_a=PATH or rootfs_b=PATH writes PATH at the start of that partition
+# (the rest stays erased, 0xff, as a flash leaves the factory).
+# bootargs=ARGS puts the board's kernel command line in the factory
+# environment (strata_bootargs, which grub.cfg uses instead of its own).
 set -euo pipefail
 die() { echo "grubdisk.sh: $*" >&2; exit 1; }
 [ $# -ge 3 ] || die "usage: tools/grubdisk.sh DISK LOADER BOARD_DIR [FILE=PATH...]"
@@ -27,19 +34,26 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 MIB=1048576
 # name and size of each partition, in order (grub.cfg: gpt1, gpt2, gpt3)
-parts=(boot:$((4 * MIB)) boot_a:$((48 * MIB)) boot_b:$((48 * MIB)))
+parts=(boot:$((4 * MIB)) boot_a:$((48 * MIB)) boot_b:$((48 * MIB))
+	rootfs_a:$((32 * MIB)) rootfs_b:$((32 * MIB)))
+declare -A raw
 
 mkdir "$tmp/boot" "$tmp/boot_a" "$tmp/boot_b"
 grep -v '^#' "$board/grub.cfg" > "$tmp/boot/grub.cfg"
 grub-editenv "$tmp/boot/grubenv" create
 for a in "$@"; do
 	[[ $a == *=* ]] || die "'$a': expected FILE=PATH"
-	case ${a%%=*} in
-	kernel_a | initramfs_a | kernel_b | initramfs_b) ;;
-	*) die "'${a%%=*}': expected kernel_a, initramfs_a, kernel_b or initramfs_b" ;;
-	esac
 	name=${a%%=*}
-	cp -- "${a#*=}" "$tmp/boot_${name#*_}/${name%_*}"
+	case $name in
+	kernel_a | initramfs_a | kernel_b | initramfs_b)
+		cp -- "${a#*=}" "$tmp/boot_${name#*_}/${name%_*}" ;;
+	rootfs_a | rootfs_b)
+		[ "$(stat -L -c %s -- "${a#*=}")" -le $((32 * MIB)) ] ||
+			die "'${a#*=}' is larger than $name (32 MiB)"
+		raw[$name]=${a#*=} ;;
+	bootargs) grub-editenv "$tmp/boot/grubenv" set "strata_bootargs=${a#*=}" ;;
+	*) die "'$name': expected kernel_a, initramfs_a, kernel_b, initramfs_b, rootfs_a, rootfs_b or bootargs" ;;
+	esac
 done
 # the modules the script needs, in the image: there is no module directory
 # on the disk. The early configuration gives GRUB the serial console and the
@@ -65,9 +79,17 @@ i=0
 for p in "${parts[@]}"; do
 	name=${p%%:*} bytes=${p#*:}
 	i=$((i + 1))
-	# 1 KiB blocks: /grubenv is one block, which save_env rewrites in place
-	mke2fs -q -t ext2 -b 1024 -U clear -E hash_seed=00000000-0000-0000-0000-000000000000 \
-		-d "$tmp/$name" "$tmp/$name.ext2" $((bytes / 1024)) > /dev/null
+	if [ -d "$tmp/$name" ]; then
+		# 1 KiB blocks: /grubenv is one block, which save_env rewrites in place
+		mke2fs -q -t ext2 -b 1024 -U clear -E hash_seed=00000000-0000-0000-0000-000000000000 \
+			-d "$tmp/$name" "$tmp/$name.ext2" $((bytes / 1024)) > /dev/null
+	else
+		# a raw partition: erased flash, then what rootfs_X= gave
+		head -c "$bytes" /dev/zero | tr '\0' '\377' > "$tmp/$name.ext2"
+		if [ -n "${raw[$name]:-}" ]; then
+			dd if="${raw[$name]}" of="$tmp/$name.ext2" conv=notrunc status=none
+		fi
+	fi
 	offset[$name]=$((start * 512))
 	script+="start=$start, size=$((bytes / 512)), name=$name, uuid=5374726b-0000-4000-8000-$(printf %012d $i)
 "

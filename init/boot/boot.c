@@ -164,15 +164,16 @@ static int phase_modules(struct strata_ctx *ctx, struct boot_run *run, char *why
 	if (!deps[0])
 		for (size_t i = 1; i < plan->n; i++)
 			plan->e[i].deps = (UINT64_C(1) << i) - 1;
-	/* the kernel has applied the command line's parameters of its built-in modules */
+	/* the kernel has applied the command line's parameters of its built-in modules, but
+	   for the phram and block2mtd devices before the last */
 	static char builtin[2048];
 	if (read_file(STRATA_MODULE_BUILTIN, builtin, sizeof(builtin)) > 0)
 		modplan_mark_builtin(plan, builtin);
 	plan->builtin_apply = builtin_params_apply;
 	for (size_t i = 0; i < plan->n; i++)
-		if (!plan->e[i].builtin &&
-		    cmdline_module_params(ctx->cmdline, plan->e[i].name, plan->e[i].params,
-					  sizeof(plan->e[i].params)) < 0)
+		if ((plan->e[i].builtin ? cmdline_builtin_dropped : cmdline_module_params)(
+			ctx->cmdline, plan->e[i].name, plan->e[i].params,
+			sizeof(plan->e[i].params)) < 0)
 			log_warn("parameters for module %s from the command line are too long; "
 				 "some are ignored",
 				 plan->e[i].name);

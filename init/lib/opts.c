@@ -280,6 +280,21 @@ int cmdline_module_params(const char *cmdline, const char *module, char *out, si
 	return 0;
 }
 
+int cmdline_builtin_dropped(const char *cmdline, const char *module, char *out, size_t outlen)
+{
+	char all[1024] = "";
+	if (strcmp(module, "phram") != 0 && strcmp(module, "block2mtd") != 0)
+		return 0;
+	int r = cmdline_module_params(cmdline, module, all, sizeof(all));
+	char *last = strrchr(all, ' '); /* their values have no blanks */
+	if (r < 0 || !last)
+		return r;
+	*last = '\0';
+	size_t used = strlen(out);
+	int n = snprintf(out + used, outlen - used, "%s%s", used ? " " : "", all);
+	return n < 0 || (size_t)n >= outlen - used ? -ENAMETOOLONG : 0;
+}
+
 int opts_slot_part(const struct strata_opts *o, const char *name, char *buf, size_t len)
 {
 	int n = o->slot[0] ? snprintf(buf, len, "%s_%c", name, o->slot[0] - 'A' + 'a')

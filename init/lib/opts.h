@@ -70,6 +70,15 @@ int cmdline_next(const char **cursor, char *key, size_t keylen, char *val, size_
  */
 int cmdline_module_params(const char *cmdline, const char *module, char *out, size_t outlen);
 
+/*
+ * What the kernel drops of the command line's words for a built-in phram or
+ * block2mtd: until the driver starts it keeps one "phram.phram=" (or
+ * "block2mtd.block2mtd=") in one buffer, so only the last creates a device.
+ * Every earlier one is appended to out as "phram=value ...", to be written
+ * to sysfs as the board's own are. Other modules: nothing. 0 or -ENAMETOOLONG.
+ */
+int cmdline_builtin_dropped(const char *cmdline, const char *module, char *out, size_t outlen);
+
 const char *fatal_policy_name(enum fatal_policy p);
 const char *degraded_policy_name(enum degraded_policy p);
 

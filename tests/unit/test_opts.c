@@ -163,6 +163,28 @@ static void module_params_like_modprobe(void)
 	      -ENAMETOOLONG);
 }
 
+/* built-in phram and block2mtd: the kernel made the last device, the init makes the others */
+static void builtin_devices_the_kernel_dropped(void)
+{
+	char out[256] = "block2mtd=/dev/vda,131072,rootfs_data";
+	CHECK(cmdline_builtin_dropped("quiet block2mtd.block2mtd=/dev/vdc4,131072,rootfs_a "
+				      "phram.phram=x,1,2 block2mtd.block2mtd=/dev/vdc5,131072,rootfs_b "
+				      "block2mtd.block2mtd=/dev/vdc6,131072,rootfs_c",
+				      "block2mtd", out, sizeof(out)) == 0);
+	CHECK_STR(out, "block2mtd=/dev/vda,131072,rootfs_data block2mtd=/dev/vdc4,131072,rootfs_a "
+		       "block2mtd=/dev/vdc5,131072,rootfs_b");
+	char one[64] = "";
+	CHECK(cmdline_builtin_dropped("phram.phram=rootfs_b,1,2 quiet", "phram", one,
+				      sizeof(one)) == 0);
+	CHECK_STR(one, ""); /* the kernel's own */
+	CHECK(cmdline_builtin_dropped("virtio_blk.a=1 virtio_blk.a=2", "virtio_blk", one,
+				      sizeof(one)) == 0);
+	CHECK_STR(one, "");
+	char small[8] = "";
+	CHECK(cmdline_builtin_dropped("phram.phram=a,1,2 phram.phram=b,1,2", "phram", small,
+				      sizeof(small)) == -ENAMETOOLONG);
+}
+
 /* strata.slot=: one letter; each slot has its own lowers, named NAME_<letter> */
 static void slots_name_their_own_lowers(void)
 {
@@ -195,5 +217,6 @@ int main(void)
 	RUN(quotes_group_words);
 	RUN(oversized_words_are_skipped);
 	RUN(module_params_like_modprobe);
+	RUN(builtin_devices_the_kernel_dropped);
 	return UNIT_EXIT();
 }
