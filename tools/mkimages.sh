@@ -205,9 +205,13 @@ boot_ext2() { # OUT: a slot's boot partition as tools/grubdisk.sh makes it (/ker
 	# eighth for inodes and indirect blocks, 1 MiB, in whole MiB
 	for f in "$dir"/*; do kib=$((kib + ($(stat -c %s "$f") + 1023) / 1024)); done
 	kib=$(((kib + kib / 8 + 1024 + 1023) / 1024 * 1024))
-	# fixed time, UUID and hash seed: the same files give the same image
+	# fixed time, UUID and hash seed (mke2fs takes a null seed for none and
+	# makes one up): the same files give the same image
 	E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mke2fs -q -t ext2 -b 1024 -U clear \
-		-E hash_seed=00000000-0000-0000-0000-000000000000 -d "$dir" "$1" "$kib" > /dev/null
+		-E hash_seed=5374726b-0000-4000-8000-000000000000 -d "$dir" "$1" "$kib" > /dev/null
+	# and the files' change time, which mke2fs -d copies and touch cannot set
+	printf 'sif /%s ctime @%s\n' kernel "$SOURCE_DATE_EPOCH" initramfs "$SOURCE_DATE_EPOCH" |
+		E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH debugfs -w -f - "$1" > /dev/null 2>&1
 	rm -rf "$dir"
 }
 rm -f "$IMAGES/update.bundle" "$BUILD/boot.ext2"
