@@ -221,7 +221,8 @@ if [ -n "$UPDATE_CONF" ] && [ ! -f "$IMAGES/kernel" ]; then
 fi
 if [ -n "$UPDATE_CONF" ]; then
 	bundle=()
-	for name in $(awk '$1 == "slot" && !seen[$3]++ { print $3 }' "$UPDATE_CONF"); do
+	mapfile -t names < <(awk '$1 == "slot" && !seen[$3]++ { print $3 }' "$UPDATE_CONF")
+	for name in "${names[@]}"; do
 		case $name in
 		kernel) file="$IMAGES/kernel" ;;
 		initramfs) file=$out ;;
@@ -237,7 +238,7 @@ if [ -n "$UPDATE_CONF" ]; then
 		-o "$IMAGES/update.bundle" "${bundle[@]}"
 	# the root's key checks it (a KEY.pub of another key would make every bundle refused)
 	pub=$(update_pub "$UPDATE_KEY")
-	signify=signify-openbsd
+	signify="signify-openbsd"
 	command -v "$signify" > /dev/null || signify=signify
 	head -n 2 "$IMAGES/update.bundle" > "$BUILD/bundle.sig"
 	sed -n '3,/^end$/p;/^end$/q' "$IMAGES/update.bundle" > "$BUILD/bundle.header"
