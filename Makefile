@@ -26,6 +26,8 @@
 #   ROOTFS=DIR|TARBALL  the root filesystem (Kconfig STRATA_ROOTFS; default: busybox)
 #   OVERLAYS="DIR ..."  directories laid over the root, any root (STRATA_OVERLAYS)
 #   ADDONS="DIR|TARBALL[:optional] ..."  add-on layers, top first (STRATA_ADDONS)
+#   VERSION=V         the firmware's version (default: git describe):
+#                     /etc/strata/version, update.bundle's
 #   UPDATE_KEY=FILE   the signify secret key of images/update.bundle, FILE.pub
 #                     beside it (STRATA_UPDATE_KEY; default: a development key in O/dev-key/)
 #   CROSS_COMPILE=prefix-  the target's static toolchain (default: musl-gcc)
