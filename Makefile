@@ -26,6 +26,10 @@
 #   ROOTFS=DIR|TARBALL  the root filesystem (Kconfig STRATA_ROOTFS; default: busybox)
 #   OVERLAYS="DIR ..."  directories laid over the root, any root (STRATA_OVERLAYS)
 #   ADDONS="DIR|TARBALL[:optional] ..."  add-on layers, top first (STRATA_ADDONS)
+#   VERSION=V         the firmware's version (default: git describe):
+#                     /etc/strata/version, update.bundle's
+#   UPDATE_KEY=FILE   the signify secret key of images/update.bundle, FILE.pub
+#                     beside it (STRATA_UPDATE_KEY; default: a development key in O/dev-key/)
 #   CROSS_COMPILE=prefix-  the target's static toolchain (default: musl-gcc)
 #   CFLAGS=, LDFLAGS=  the target's flags, after strata's own (a builder's win)
 #   KERNEL_DIR=DIR    a kernel of the builder's (modules, modules.builtin, kernel)
@@ -83,6 +87,7 @@ endif
 ROOTFS ?= $(call unquote,$(CONFIG_STRATA_ROOTFS))
 OVERLAYS ?= $(call unquote,$(CONFIG_STRATA_OVERLAYS))
 ADDONS ?= $(call unquote,$(CONFIG_STRATA_ADDONS))
+UPDATE_KEY ?= $(call unquote,$(CONFIG_STRATA_UPDATE_KEY))
 # STRATA_ROOTFS_OVERLAYS laid the test root's files over every root; it is
 # now two symbols (Kconfig, "Images"). Its old default means the same as the
 # new defaults and is left to olddefconfig; any other value is the builder's
@@ -96,6 +101,19 @@ BOARD_DIR := $(TOPDIR)/board/$(BOARD)
 ifneq ($(BOARD),)
 include $(BOARD_DIR)/board.mk
 endif
+
+# Updates: a board with an update.conf (its A/B slots, docs/updates.md) gets
+# it in the root as /etc/strata/update.conf, with the build's version and the
+# public key of the signing key, and its images as images/update.bundle. The
+# key is the builder's (UPDATE_KEY, KEY.pub beside it), or else a development
+# key pair made once in $(O)/dev-key/ (kept by make clean), which every build
+# says is not for release.
+UPDATE_CONF := $(if $(BOARD),$(wildcard $(BOARD_DIR)/update.conf))
+DEV_KEY := $(O)/dev-key/strata.sec
+UPDATE_SEC := $(if $(UPDATE_KEY),$(if $(filter /%,$(UPDATE_KEY)),$(UPDATE_KEY),$(TOPDIR)/$(UPDATE_KEY)),$(DEV_KEY))
+UPDATE_DEV_KEY := $(if $(UPDATE_CONF),$(if $(UPDATE_KEY),,$(DEV_KEY)))
+UPDATE_ENV := UPDATE_CONF=$(UPDATE_CONF) UPDATE_KEY="$(UPDATE_SEC)" \
+	UPDATE_DEV_KEY=$(if $(UPDATE_DEV_KEY),y,n) VERSION="$(VERSION)" BOARD=$(BOARD)
 
 # Architectures: the only per-architecture knowledge outside board/. A board
 # names its BOARD_ARCH (uname -m spelling); Debian's name for it, the kernel's,
@@ -243,7 +261,7 @@ help:
 # build system provides the tools (no dpkg; nothing checked or installed).
 PKGS_config := kconfig-frontends-nox
 PKGS_init := $(PKGS_config) $(TARGET_CC_PKGS)
-PKGS_rootfs := $(PKGS_init) busybox-static python3
+PKGS_rootfs := $(PKGS_init) busybox-static python3 $(if $(UPDATE_CONF),signify-openbsd)
 PKGS_images := $(PKGS_rootfs) gcc libc6-dev squashfs-tools mtd-utils cpio xz-utils gzip kmod \
 	e2fsprogs f2fs-tools fsverity libfsverity-dev cryptsetup-bin fdisk util-linux $(KERNEL_PKGS)
 PKGS_lint := $(PKGS_config) cppcheck clang-tidy clang-format shellcheck
@@ -339,14 +357,14 @@ else
 
 # the root tree alone, and everything else of the images
 MKROOTFS := TOPDIR=$(TOPDIR) BUILD=$(BUILD) STRATA_BIN=$(BUILD)/strata BUSYBOX=$(BOARD_BUSYBOX) \
-	ROOTFS="$(ROOTFS)" OVERLAYS="$(OVERLAYS)" \
+	ROOTFS="$(ROOTFS)" OVERLAYS="$(OVERLAYS)" $(UPDATE_ENV) \
 	BUILTIN_OVERLAYS="$(call unquote,$(CONFIG_STRATA_BUILTIN_ROOT_OVERLAYS))" \
 	$(TOPDIR)/tools/mkrootfs.sh
 
-rootfs: $(BUILD)/strata $(BOARD_BUSYBOX)
+rootfs: $(BUILD)/strata $(BOARD_BUSYBOX) $(UPDATE_DEV_KEY)
 	$(Q)$(MKROOTFS)
 
-all: $(BUILD)/strata $(BUILD)/mkcpio $(BUILD)/mkverity $(KERNEL_STAMP) $(BOARD_BUSYBOX)
+all: $(BUILD)/strata $(BUILD)/mkcpio $(BUILD)/mkverity $(KERNEL_STAMP) $(BOARD_BUSYBOX) $(UPDATE_DEV_KEY)
 	$(Q)test "$(TARGET_MACHINE)" = "$(BOARD_ARCH)" || { echo "$(TARGET_CC) builds for" \
 		"$(TARGET_MACHINE), board $(BOARD) is $(BOARD_ARCH): set CROSS_COMPILE, or" \
 		"'make strata' for the init alone" >&2; exit 1; }
@@ -360,7 +378,7 @@ all: $(BUILD)/strata $(BUILD)/mkcpio $(BUILD)/mkverity $(KERNEL_STAMP) $(BOARD_B
 		VERITY=$(CONFIG_STRATA_VERITY) VERITY_MODE=$(call unquote,$(CONFIG_STRATA_VERITY_MODE)) \
 		FEC_ROOTS=$(or $(CONFIG_STRATA_DMVERITY_FEC_ROOTS),0) \
 		INITRAMFS_COMP=$(if $(CONFIG_STRATA_INITRAMFS_GZIP),gzip,$(if $(CONFIG_STRATA_INITRAMFS_XZ),xz,none)) \
-		MODULES_XZ=$(if $(CONFIG_STRATA_MODULES_XZ),y,n) \
+		MODULES_XZ=$(if $(CONFIG_STRATA_MODULES_XZ),y,n) $(UPDATE_ENV) \
 		$(TOPDIR)/tools/mkimages.sh
 
 # The init alone, and the runtime tool installed into a root filesystem
@@ -405,6 +423,11 @@ $(BUILD)/strata: $(INIT_SRCS) $(INIT_HDRS) $(BUILD)/strata_config.h $(BUILD)/tar
 	$(Q)$(TARGET_STRIP) -s -R .comment -o $@ $@.unstripped
 	$(Q)if $(TARGET_READELF) -l $@ | grep -q INTERP; then echo "strata: not static (PT_INTERP present)" >&2; exit 1; fi
 	@echo "  STRIP   strata: $$(stat -c %s $@) bytes ($(TARGET_MACHINE))"
+
+# the development key pair of update bundles (tools/mkbundle.sh keeps one that exists)
+$(DEV_KEY):
+	$(Q)$(TOPDIR)/tools/mkbundle.sh --new-key $(@D)
+	@echo "  KEY     $(@D)/: a development key pair for update bundles (not for release)"
 
 $(BUILD)/mkcpio: $(TOPDIR)/tools/mkcpio.c
 	$(Q)mkdir -p $(BUILD)

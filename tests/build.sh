@@ -7,7 +7,10 @@
 # collides with the root stops the build naming both paths and the variable;
 # a root's symlinks never take the build's writes out of the tree; a missing
 # package stops a target naming it; CFLAGS and LDFLAGS reach the init after
-# strata's own; BOARD= picks the board; make help names every target.
+# strata's own; BOARD= picks the board; make help names every target; a
+# board's update.conf puts what strata update reads into the root, with the
+# development key or the builder's (UPDATE_KEY=), whose public key must be
+# beside it, and a board without one gets none of it.
 # Prints PASS/FAIL/SKIP lines.
 # usage: tests/build.sh WORKDIR
 #   env: OPENWRT_ROOTFS (default: the OpenWrt 18.06.4 tarball in ../shared/openwrt/)
@@ -82,6 +85,31 @@ builtin_root() {
 	expect "/sbin/strata and its names" strata_in "$tree/sbin"
 }
 root_case rootfs-builtin builtin_root
+
+# ---- what strata update reads: the board's update.conf, the key, the version ---
+# qemu_x86_64_nor has an update.conf; no key configured: a development key in O
+update_root() {
+	expect "an update.conf naming the board" grep -qx "compatible qemu_x86_64_nor" "$tree/etc/strata/update.conf"
+	expect "the board's slots" grep -qx "slot B rootfs mtd:rootfs_b" "$tree/etc/strata/update.conf"
+	expect "a development key pair in O" test -f "$o/dev-key/strata.sec"
+	expect "its public key in /etc/strata/keys" cmp -s "$o/dev-key/strata.pub" "$tree/etc/strata/keys/strata.pub"
+	expect "the build's version" test "$(cat "$tree/etc/strata/version")" = \
+		"$(cd "$top" && git describe --always --dirty 2> /dev/null || echo unknown)"
+}
+root_case update-root update_root
+# a key of the builder's (UPDATE_KEY=): its public key beside it, named as it is
+mkdir -p "$work/key"
+"$top/tools/mkbundle.sh" --new-key "$work/key"
+mv "$work/key/strata.sec" "$work/key/release.sec"
+mv "$work/key/strata.pub" "$work/key/release.pub"
+builder_key() {
+	expect "the builder's key in /etc/strata/keys" cmp -s "$work/key/release.pub" "$tree/etc/strata/keys/release.pub"
+	expect "without the development key" test ! -e "$tree/etc/strata/keys/strata.pub"
+}
+root_case update-builder-key builder_key UPDATE_KEY="$work/key/release.sec"
+cp "$work/key/release.sec" "$work/key/lonely.sec"
+refused update-key-without-public-key "UPDATE_KEY=$work/key/lonely.sec" \
+	"no public key '$work/key/lonely.pub' beside the update signing key '$work/key/lonely.sec'"
 
 # ---- OpenWrt 18.06.4's release root, as it is ---------------------------------
 ref=$work/openwrt-ref
@@ -216,6 +244,14 @@ elif ! grep -qx 'CONFIG_STRATA_BOARD="qemu_x86_64_nand"' "$work/board/.config"; 
 	fail board-configures "make BOARD=qemu_x86_64_nand did not configure qemu_x86_64_nand"
 else
 	pass board-configures
+fi
+# a board without an update.conf: no update files, no key
+if ! make -C "$top" O="$work/board" rootfs > "$work/board-rootfs.log" 2>&1; then
+	fail no-update-conf "make rootfs of qemu_x86_64_nand failed (log: $work/board-rootfs.log)"
+elif [ -e "$work/board/build/rootfs/etc/strata/update.conf" ] || [ -e "$work/board/dev-key" ]; then
+	fail no-update-conf "qemu_x86_64_nand has no update.conf, and got update files or a key"
+else
+	pass no-update-conf
 fi
 got=$(make -C "$top" O="$o" BOARD=qemu_x86_64_nand strata 2>&1)
 if grep -q "BOARD=qemu_x86_64_nand: $o is configured for qemu_x86_64_nor" <<<"$got"; then

@@ -9,7 +9,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 board=$1 first=$2 second=$3
 rm -rf "$second"
 log="$second.log"
-if ! { make -C "$top" O="$second" "${board}_defconfig" && make -C "$top" O="$second" all; } \
+# the same inputs: the first build's signing key of the update bundle (its
+# development key is its O's own)
+key=()
+[ ! -f "$first/dev-key/strata.sec" ] || key=(UPDATE_KEY="$first/dev-key/strata.sec")
+if ! { make -C "$top" O="$second" "${board}_defconfig" && make -C "$top" O="$second" all "${key[@]}"; } \
 	> "$log" 2>&1; then
 	echo "FAIL repro/$board: the second build failed (log: $log)"
 	exit 0
@@ -30,7 +34,7 @@ else
 fi
 # and the date in them is SOURCE_DATE_EPOCH's, not the clock's
 epoch=$(($(date +%s) - 86400))
-if SOURCE_DATE_EPOCH=$epoch make -C "$top" O="$second" all > "$log" 2>&1 &&
+if SOURCE_DATE_EPOCH=$epoch make -C "$top" O="$second" all "${key[@]}" > "$log" 2>&1 &&
 	[ "$(unsquashfs -fstime "$second/images/rootfs.squashfs")" = "$epoch" ] &&
 	! cmp -s "$first/images/rootfs.squashfs" "$second/images/rootfs.squashfs"; then
 	echo "PASS repro/$board: SOURCE_DATE_EPOCH=$epoch dates the root squashfs"

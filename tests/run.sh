@@ -163,6 +163,15 @@ if [ $unit_only = 0 ]; then
 		run_tallied "repro/$b" "$top/tests/repro.sh" "$b" "$out/$b" "$out/repro-$b"
 		break
 	done
+	# ---- the update bundle of a build (qemu_x86_64_nor's), and one with a builder's key
+	if [[ bundle/ =~ $filter ]]; then
+		if [[ " $built " == *" qemu_x86_64_nor "* ]]; then
+			run_tallied bundle "$top/tests/bundle.sh" "$out/qemu_x86_64_nor" \
+				"$out/qemu_x86_64_nor.build.log" "$out/bundle"
+		else
+			tally <<<"SKIP bundle/qemu_x86_64_nor: the board was not built"
+		fi
+	fi
 	# ---- the firmware-build recipes build strata through its make interface -------
 	run_tallied integration "$top/tests/integration.sh" "$out/integration"
 	# ---- the runtime tool on the host: exit codes 0 ok / 1 error / 2 usage ----------

@@ -43,3 +43,13 @@ sys.exit(0 if ("\0".join(names) + "\0").encode() in open(sys.argv[1], "rb").read
 		die "$BUSYBOX does not run here and its applets differ from $host's; use the same busybox version, or install qemu-user-binfmt"
 	"$host" --list-full > "$1"
 }
+
+# The public key of an update signing key: KEY.pub beside KEY.sec (or KEY).
+update_pub() { # SECRET_KEY
+	local pub=${1%.sec}.pub
+	[ -f "$1" ] || die "no update signing key '$1' (CONFIG_STRATA_UPDATE_KEY or UPDATE_KEY=:" \
+		"a signify secret key)"
+	[ -f "$pub" ] || die "no public key '$pub' beside the update signing key '$1'" \
+		"(signify-openbsd -G writes both; tools/mkbundle.sh --new-key DIR makes a pair)"
+	echo "$pub"
+}

@@ -10,6 +10,7 @@ set -euo pipefail
 : "${EMERGENCY_SHELL:=y}" "${INITRAMFS_COMP:=xz}" "${ROOTFS:=}" "${ADDONS:=}"
 : "${ROOT_PART:=rootfs}" "${UPPER_FS:?}"
 : "${VERITY:=}" "${VERITY_MODE:=digest}" "${FEC_ROOTS:=0}" "${MODULES_XZ:=y}" "${ROOT_IMAGE:=rootfs.squashfs}"
+: "${UPDATE_CONF:=}" "${UPDATE_KEY:=}" "${UPDATE_DEV_KEY:=n}" "${VERSION:=unknown}" "${BOARD:=}"
 export SOURCE_DATE_EPOCH
 
 # shellcheck source=tools/build-lib.sh
@@ -191,8 +192,67 @@ if [ -f "$KERNEL_DIR/kernel" ]; then install -m 0644 "$KERNEL_DIR/kernel" "$IMAG
 } > "$IMAGES/start-qemu.sh"
 chmod 0755 "$IMAGES/start-qemu.sh"
 
+# ---- the update bundle: what a slot of the board holds, signed ---------------
+# one image per name of the board's update.conf (its slot lines), in its order
+boot_ext2() { # OUT: a slot's boot partition as tools/grubdisk.sh makes it (/kernel, /initramfs)
+	local dir="$BUILD/boot-slot" kib=0 f
+	rm -rf "$dir" "$1"
+	mkdir -p "$dir"
+	install -m 0644 "$IMAGES/kernel" "$dir/kernel"
+	install -m 0644 "$out" "$dir/initramfs"
+	find "$dir" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+	# as small as holds them (the partition may be larger): the files, an
+	# eighth for inodes and indirect blocks, 1 MiB, in whole MiB
+	for f in "$dir"/*; do kib=$((kib + ($(stat -c %s "$f") + 1023) / 1024)); done
+	kib=$(((kib + kib / 8 + 1024 + 1023) / 1024 * 1024))
+	# fixed time, UUID and hash seed (mke2fs takes a null seed for none and
+	# makes one up): the same files give the same image
+	E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mke2fs -q -t ext2 -b 1024 -U clear \
+		-E hash_seed=5374726b-0000-4000-8000-000000000000 -d "$dir" "$1" "$kib" > /dev/null
+	# and the files' change time, which mke2fs -d copies and touch cannot set
+	printf 'sif /%s ctime @%s\n' kernel "$SOURCE_DATE_EPOCH" initramfs "$SOURCE_DATE_EPOCH" |
+		E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH debugfs -w -f - "$1" > /dev/null 2>&1
+	rm -rf "$dir"
+}
+rm -f "$IMAGES/update.bundle" "$BUILD/boot.ext2"
+if [ -n "$UPDATE_CONF" ] && [ ! -f "$IMAGES/kernel" ]; then
+	echo "mkimages: warning: no kernel in $KERNEL_DIR: no update.bundle" >&2
+	UPDATE_CONF=""
+fi
+if [ -n "$UPDATE_CONF" ]; then
+	bundle=()
+	mapfile -t names < <(awk '$1 == "slot" && !seen[$3]++ { print $3 }' "$UPDATE_CONF")
+	for name in "${names[@]}"; do
+		case $name in
+		kernel) file="$IMAGES/kernel" ;;
+		initramfs) file=$out ;;
+		rootfs) file="$IMAGES/$ROOT_IMAGE" ;;
+		boot) file="$BUILD/boot.ext2"; boot_ext2 "$file" ;;
+		*) die "$UPDATE_CONF: image '$name': the build makes kernel, initramfs, rootfs and boot" ;;
+		esac
+		bundle+=("$name=$file")
+	done
+	[ ${#bundle[@]} -gt 0 ] || die "$UPDATE_CONF: no slot lines"
+	step BUNDLE "update.bundle: $BOARD $VERSION, ${bundle[*]%%=*}"
+	"$TOPDIR/tools/mkbundle.sh" -k "$UPDATE_KEY" -c "$BOARD" -v "$VERSION" \
+		-o "$IMAGES/update.bundle" "${bundle[@]}"
+	# the root's key checks it (a KEY.pub of another key would make every bundle refused)
+	pub=$(update_pub "$UPDATE_KEY")
+	signify="signify-openbsd"
+	command -v "$signify" > /dev/null || signify=signify
+	head -n 2 "$IMAGES/update.bundle" > "$BUILD/bundle.sig"
+	sed -n '3,/^end$/p;/^end$/q' "$IMAGES/update.bundle" > "$BUILD/bundle.header"
+	"$signify" -V -q -p "$pub" -x "$BUILD/bundle.sig" -m "$BUILD/bundle.header" ||
+		die "update.bundle does not verify with '$pub': it is not the public key of '$UPDATE_KEY'"
+	rm -f "$BUILD/bundle.sig" "$BUILD/bundle.header"
+fi
+
 echo "images in $IMAGES:"
 # shellcheck disable=SC2012 # the build's own file names
 (cd "$IMAGES" && for f in $(ls | sort); do
 	printf '  %-22s %10s bytes\n' "$f" "$(stat -L -c %s "$f")"
 done)
+if [ -n "$UPDATE_CONF" ] && [ "$UPDATE_DEV_KEY" = y ]; then
+	echo "mkimages: warning: update.bundle is signed with the development key $UPDATE_KEY," \
+		"not for release: set CONFIG_STRATA_UPDATE_KEY (or UPDATE_KEY=) to your signify secret key" >&2
+fi

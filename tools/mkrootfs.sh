@@ -4,11 +4,15 @@
 # (ROOTFS: a directory or tarball) as it is, or the built-in busybox root with
 # its own overlays (BUILTIN_OVERLAYS: the test root's accounts, inittab, rcS);
 # then the builder's overlays (OVERLAYS, over either) and /sbin/strata with
-# OpenWrt's names for it. Called by the Makefile (make rootfs, make all) with
-# its variables in the environment; tools/mkimages.sh squashes the tree.
+# OpenWrt's names for it; on a board with an update.conf (UPDATE_CONF), what
+# strata update reads: /etc/strata/update.conf, the public key of UPDATE_KEY
+# in /etc/strata/keys/ and the build's VERSION in /etc/strata/version.
+# Called by the Makefile (make rootfs, make all) with its variables in the
+# environment; tools/mkimages.sh squashes the tree.
 set -euo pipefail
 : "${TOPDIR:?}" "${BUILD:?}" "${STRATA_BIN:?}" "${BUSYBOX:?}"
 : "${ROOTFS:=}" "${OVERLAYS:=}" "${BUILTIN_OVERLAYS:=}"
+: "${UPDATE_CONF:=}" "${UPDATE_KEY:=}" "${VERSION:=unknown}" "${BOARD:=}"
 # shellcheck source=tools/build-lib.sh
 . "$TOPDIR/tools/build-lib.sh"
 
@@ -120,5 +124,24 @@ for name in firstboot factoryreset jffs2reset jffs2mark mount_root; do
 	rm -f "$sbin/$name"
 	ln -s strata "$sbin/$name"
 done
+
+# what strata update reads (docs/updates.md): the board's slots, after the
+# compatible line that names the board; the key that checks its bundles
+if [ -n "$UPDATE_CONF" ]; then
+	! grep -q '^[[:space:]]*compatible[[:space:]]' "$UPDATE_CONF" ||
+		die "$UPDATE_CONF: no compatible line, please: the build writes 'compatible $BOARD'"
+	pub=$(update_pub "$UPDATE_KEY")
+	etc=$(in_root "$rootfs" etc/strata)
+	mkdir -p "$etc/keys"
+	step UPDATE "/etc/strata/update.conf, keys/$(basename "$pub"), version $VERSION"
+	{
+		echo "# strata update: board/$BOARD/update.conf (docs/updates.md)"
+		echo "compatible $BOARD"
+		cat "$UPDATE_CONF"
+	} > "$etc/update.conf"
+	install -m 0644 "$pub" "$etc/keys/$(basename "$pub")"
+	echo "$VERSION" > "$etc/version"
+	chmod 0644 "$etc/update.conf" "$etc/version"
+fi
 init=$(in_root "$rootfs" sbin/init)
 [ -e "$init" ] || echo "mkrootfs: warning: $root_name has no /sbin/init (set STRATA_INIT)" >&2
