@@ -322,7 +322,8 @@ static int read_keys(const char *dir, const struct signify_sig *sig, struct sign
 		if (err == -EFTYPE)
 			snprintf(why, sizeof(why), "not a directory (%s)", safe_kind_name(found));
 		return fail("%s: %s", dir,
-			    err == -EFTYPE ? why : safe_read_strerror(err, found, 0, why, sizeof(why)));
+			    err == -EFTYPE ? why
+					   : safe_read_strerror(err, found, 0, why, sizeof(why)));
 	}
 	while ((e = readdir(d))) {
 		char text[512];

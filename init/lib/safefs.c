@@ -134,10 +134,10 @@ static int resolve(int base, const char *rel, int flags, bool any_fs)
 	if (r < 0)
 		return r;
 	if (!force_walk) {
-		struct safe_open_how how = {
-		    (uint64_t)(flags | O_CLOEXEC), 0,
-		    SAFE_RESOLVE_BENEATH | SAFE_RESOLVE_NO_SYMLINKS | SAFE_RESOLVE_NO_MAGICLINKS |
-			(any_fs ? 0 : SAFE_RESOLVE_NO_XDEV)};
+		struct safe_open_how how = {(uint64_t)(flags | O_CLOEXEC), 0,
+					    SAFE_RESOLVE_BENEATH | SAFE_RESOLVE_NO_SYMLINKS |
+						SAFE_RESOLVE_NO_MAGICLINKS |
+						(any_fs ? 0 : SAFE_RESOLVE_NO_XDEV)};
 		long fd = syscall(SYS_openat2, base, rel, &how, sizeof(how));
 		if (fd >= 0)
 			return (int)fd;
@@ -175,8 +175,7 @@ int safe_kind(int base, const char *rel, mode_t *found)
  * Looks first (O_PATH: nothing is opened), then opens what was seen: a FIFO
  * or a device node is never opened, so it can neither block nor act.
  */
-static int open_kind(int base, const char *rel, int flags, mode_t want, mode_t *found,
-		     bool any_fs)
+static int open_kind(int base, const char *rel, int flags, mode_t want, mode_t *found, bool any_fs)
 {
 	mode_t kind = 0;
 	struct stat seen, got;
