@@ -11,6 +11,13 @@
 # mark-good and rollback from the booted slot. The booted slot is read from
 # /run/strata/boot.json, so each run is in a private /run (unshare -m).
 # Prints PASS/FAIL lines; exits 77 with the reason when a tool is missing.
+# update.conf, the version file and the keys may come from an upper on the
+# flash: a FIFO, a symlink there is refused by name, without blocking (each
+# such run is under timeout). mark-good on a boot not from a slot does
+# nothing and succeeds, without an update.conf. The init systems' wiring
+# of mark-good (overlays/examples' procd script and systemd unit, the test
+# root's inittab) is run against a stub strata: after done, only from a
+# slot, not without update.conf.
 # usage: tests/update.sh WORKDIR
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,6 +31,7 @@ done
 rm -rf "$work"
 mkdir -p "$work/keys"
 cd "$work" || exit 1
+work=$(pwd -P) # update.conf names files by real paths: strata follows no symlink in the root
 failed=0
 pass() { echo "PASS update/$1"; }
 fail() {
@@ -186,6 +194,101 @@ refused --early "older" "older than the running 2026.12.1" old.bundle
 fresh
 run "older, allowed" A 0 "boots next" install --allow-downgrade old.bundle &&
 	pass "install --allow-downgrade: an older version installs"
+
+# ---- the root's files are untrusted: never followed, never waited on --------------
+hostile() { # NAME TEXT ARGS...: refused with TEXT within 10 s, slot B untouched
+	local name=$1 text=$2 got rc
+	shift 2
+	fresh
+	got=$(booted_as A timeout 10 ./strata update "$@" 2>&1)
+	rc=$?
+	if [ $rc -eq 124 ]; then
+		fail "untrusted: $name: strata hung (killed after 10 s)"
+	elif [ $rc -ne 1 ] || ! grep -qF -- "$text" <<<"$got"; then
+		fail "untrusted: $name: exit $rc, wanted 1 and '$text'; got: $(head -c 1500 <<<"$got")"
+	elif ! cmp -s -n 524288 rootfs_b /dev/zero || [ "$(counters)" != "A B/3/3" ]; then
+		fail "untrusted: $name: slot B or the counters were touched"
+	else
+		pass "untrusted: $name: refused ($text) without blocking"
+	fi
+}
+mkfifo fifo.conf version.fifo
+hostile "update.conf a FIFO" "fifo.conf: not a regular file (a FIFO)" \
+	install good.bundle --config fifo.conf
+ln -s update.conf link.conf
+hostile "update.conf a symlink" "link.conf: a symbolic link (never followed)" \
+	install good.bundle --config link.conf
+sed "s|^version .*|version $work/version.fifo|" update.conf > fifo-version.conf
+hostile "the version file a FIFO" "version.fifo: not a regular file (a FIFO)" \
+	install good.bundle --config fifo-version.conf
+ln -s "$work/dev/strata.pub" keys/link.pub
+hostile "a key file a symlink" "keys/link.pub: a symbolic link (never followed)" \
+	install good.bundle --config update.conf
+rm keys/link.pub
+head -c 600 /dev/urandom | base64 > keys/big.pub
+hostile "a key file too large" "keys/big.pub: larger than 511 bytes" \
+	install good.bundle --config update.conf
+rm keys/big.pub
+# the init system runs mark-good on every boot, slots or not (docs/updates.md)
+if got=$(booted_as "" timeout 10 ./strata update mark-good --config absent.conf 2>&1) &&
+	[ "$got" = "this boot was not started from a slot: nothing to mark good" ]; then
+	pass "mark-good: a boot not from a slot succeeds, without update.conf"
+else
+	fail "mark-good: a boot not from a slot: $got"
+fi
+got=$(booted_as B timeout 10 ./strata update mark-good --config absent.conf 2>&1)
+if [ $? -eq 1 ] && grep -qF "absent.conf: No such file" <<<"$got"; then
+	pass "mark-good: from a slot, a missing update.conf is named"
+else
+	fail "mark-good: from a slot without update.conf: $got"
+fi
+
+# ---- the init systems run mark-good once the boot is good (docs/updates.md) -------
+ex=$top/overlays/examples
+printf '#!/bin/sh\necho "$*" >> "%s/stub.log"\n' "$work" > stub
+chmod +x stub
+wired() { # FILE: FILE with strata and its files replaced by the stub and this directory's
+	sed -e "s|/sbin/strata|$work/stub|g" -e "s|/run/strata/boot.json|$work/boot.json|g" \
+		-e "s|/etc/strata/update.conf|$work/${conf:-update.conf}|g" "$1"
+}
+stub_ran() { # SLOT SCRIPT...: what the stub was asked with boot.json's slot SLOT
+	rm -f stub.log
+	printf '{\n  "init": "/sbin/init",\n  "slot": "%s",\n  "mode": "normal"\n}\n' "$1" > boot.json
+	shift
+	sh -c "$@" > /dev/null
+	cat stub.log 2> /dev/null
+}
+procd=$ex/procd/etc/init.d/strata-mark-good
+wired "$procd" > procd.sh
+start=$(sed -n 's/^START=//p' "$procd")
+if [ "${start:-0}" -gt 95 ] && [ "$(stub_ran B '. ./procd.sh && start')" = "update mark-good" ] &&
+	[ -z "$(stub_ran "" '. ./procd.sh && start')" ]; then
+	pass "wiring: procd's strata-mark-good (START=$start, after done's 95) runs 'strata update mark-good' only on a boot from a slot"
+else
+	fail "wiring: procd's strata-mark-good: START=$start, from slot B: '$(stub_ran B '. ./procd.sh && start')', without a slot: '$(stub_ran "" '. ./procd.sh && start')'"
+fi
+unit=$ex/systemd/etc/systemd/system/strata-mark-good.service
+if grep -qx 'Requires=boot-complete.target' "$unit" && grep -qx 'After=.*boot-complete.target.*' "$unit" &&
+	grep -qx 'Type=oneshot' "$unit" && grep -qx 'ExecStart=/sbin/strata update mark-good' "$unit"; then
+	pass "wiring: systemd's strata-mark-good.service, after and requiring boot-complete.target, a oneshot of 'strata update mark-good'"
+else
+	fail "wiring: systemd's strata-mark-good.service: $(grep -v '^#' "$unit" | paste -sd ' ' -)"
+fi
+once=$(sed -n 's/^::once://p' "$top/overlays/rootfs/etc/inittab" | grep 'strata update mark-good')
+printf '%s\n' "$once" > once.sh
+wired once.sh > once-wired.sh
+conf=absent.conf wired once.sh > once-noconf.sh
+got_slot=$(stub_ran B ". ./once-wired.sh" 2>&1)
+got_noconf=$(stub_ran B ". ./once-noconf.sh" 2>&1)
+if [ -n "$once" ] && [ "$got_slot" = "update mark-good" ] && [ -z "$got_noconf" ]; then
+	pass "wiring: the test root's inittab runs 'strata update mark-good' once, not without update.conf"
+else
+	fail "wiring: the test root's inittab: '$once': with update.conf '$got_slot', without '$got_noconf'"
+fi
+# each runs a command strata has: from slot B it keeps B, without a slot it is quiet about it
+if run "wiring: the command the init systems run" B 0 "slot B marked good" mark-good; then
+	pass "wiring: 'strata update mark-good' from slot B keeps it"
+fi
 
 # ---- usage and configuration errors -------------------------------------------
 got=$(./strata update 2>&1)

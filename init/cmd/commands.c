@@ -67,7 +67,8 @@ static const struct command commands[] = {
      "       strata update mark-good [--config FILE]\n"
      "       strata update rollback [--config FILE]\n"
      "  install writes a signed bundle into the slot not running and makes it the next\n"
-     "  boot's; mark-good keeps the running slot; rollback boots the other slot next.\n"
+     "  boot's; mark-good keeps the running slot (a boot not from a slot: nothing to\n"
+     "  keep, exit 0); rollback boots the other slot next.\n"
      "  Settings: /etc/strata/update.conf. Exit status: 0 done, 1 refused or failed, 2 usage.\n"},
     {"button", cmd_button, "reset button daemon: hold times select a reset",
      "usage: strata button\n"

@@ -21,6 +21,7 @@
 #include "mtd.h"
 #include "mtd_abi.h"
 #include "paths.h"
+#include "safefs.h"
 #include "signify.h"
 #include "slots.h"
 #include "util.h"
@@ -217,14 +218,33 @@ static char booted_slot(void)
 	return 0;
 }
 
-static void running_version(const struct update_conf *c, char *out, size_t len)
+/*
+ * The files this reads (update.conf, the version, the keys) are in the
+ * root, which an upper on the flash feeds: each is read through safefs, so a
+ * symlink is never followed, a FIFO never opened (nothing to block on) and a
+ * file too large for its buffer is refused, not cut. Says what was wrong as
+ * "PATH: ..." unless quiet.
+ */
+static ssize_t read_root(const char *path, char *buf, size_t len, bool quiet)
 {
-	ssize_t n = read_file(c->version_file, out, len);
-	if (n <= 0) {
+	char why[96];
+	mode_t found = 0;
+	ssize_t n = safe_read_path(path, buf, len, &found);
+	if (n < 0 && !quiet)
+		fail("%s: %s", path, safe_read_strerror((int)n, found, len, why, sizeof(why)));
+	return n;
+}
+
+/* The first line of the version file, or -errno (reported unless quiet). */
+static int running_version(const struct update_conf *c, char *out, size_t len, bool quiet)
+{
+	ssize_t n = read_root(c->version_file, out, len, quiet);
+	if (n < 0) {
 		out[0] = '\0';
-		return;
+		return (int)n;
 	}
 	out[strcspn(out, "\n")] = '\0';
+	return 0;
 }
 
 static int load_conf(const char *path, struct update_conf *c)
@@ -232,9 +252,8 @@ static int load_conf(const char *path, struct update_conf *c)
 	static char text[8192];
 	char why[160];
 	memset(c, 0, sizeof(*c));
-	ssize_t n = read_file(path, text, sizeof(text));
-	if (n < 0)
-		return fail("cannot read '%s': %s", path, strerror((int)-n));
+	if (read_root(path, text, sizeof(text), false) < 0)
+		return 1;
 	if (update_conf_parse(text, c, why, sizeof(why)) < 0)
 		return fail("%s: %s", path, why);
 	return 0;
@@ -283,28 +302,45 @@ static ssize_t rd_line(struct reader *r, char *out, size_t max)
 	}
 }
 
+/*
+ * The key whose number the signature names. Every entry is looked at (but
+ * dot files), so a directory holding anything but regular files is refused
+ * whatever order readdir gives: 0, -ENOKEY (none matched) or 1 (reported).
+ */
 static int read_keys(const char *dir, const struct signify_sig *sig, struct signify_key *key)
 {
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char why[96];
+	mode_t found = 0;
+	int dfd = safe_open_path_dir(dir, &found);
 	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
 	struct dirent *e;
 	int r = -ENOKEY;
 	if (!d) {
+		int err = dfd < 0 ? dfd : -errno;
 		if (dfd >= 0)
 			close(dfd);
-		return -errno;
+		if (err == -EFTYPE)
+			snprintf(why, sizeof(why), "not a directory (%s)", safe_kind_name(found));
+		return fail("%s: %s", dir,
+			    err == -EFTYPE ? why
+					   : safe_read_strerror(err, found, 0, why, sizeof(why)));
 	}
-	while (r == -ENOKEY && (e = readdir(d))) {
+	while ((e = readdir(d))) {
 		char text[512];
-		int fd = e->d_name[0] == '.'
-			     ? -1
-			     : openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		ssize_t n = fd < 0 ? -1 : read_fd(fd, text, sizeof(text));
-		if (fd >= 0)
-			close(fd);
-		if (n > 0 && signify_parse_key(text, (size_t)n, key) == 0 &&
-		    memcmp(key->keynum, sig->keynum, SIGNIFY_KEYNUM_SIZE) == 0)
+		if (e->d_name[0] == '.')
+			continue;
+		ssize_t n = safe_read_file(dfd, e->d_name, text, sizeof(text), &found);
+		if (n < 0) {
+			r = fail("%s/%s: %s", dir, e->d_name,
+				 safe_read_strerror((int)n, found, sizeof(text), why, sizeof(why)));
+			break;
+		}
+		struct signify_key k;
+		if (r == -ENOKEY && n > 0 && signify_parse_key(text, (size_t)n, &k) == 0 &&
+		    memcmp(k.keynum, sig->keynum, SIGNIFY_KEYNUM_SIZE) == 0) {
+			*key = k;
 			r = 0;
+		}
 	}
 	closedir(d);
 	return r;
@@ -357,14 +393,13 @@ static int install(const struct update_conf *c, const char *src, char slot, bool
 		hlen += (size_t)n;
 	} while (!(n == 4 && memcmp(header + hlen - 4, "end\n", 4) == 0));
 	r = read_keys(c->keys, &sig, &key);
-	if (r < 0) {
+	if (r == -ENOKEY) {
 		char num[2 * SIGNIFY_KEYNUM_SIZE + 1];
 		hex(sig.keynum, SIGNIFY_KEYNUM_SIZE, num);
-		return r == -ENOKEY
-			   ? fail("'%s' is signed by key %s, which is not in '%s'", src, num,
-				  c->keys)
-			   : fail("cannot read the keys in '%s': %s", c->keys, strerror(-r));
+		return fail("'%s' is signed by key %s, which is not in '%s'", src, num, c->keys);
 	}
+	if (r)
+		return 1;
 	if (signify_verify(&key, &sig, header, hlen) < 0)
 		return fail("'%s': the signature does not verify: the header was changed or "
 			    "signed with another key",
@@ -374,7 +409,11 @@ static int install(const struct update_conf *c, const char *src, char slot, bool
 	if (strcmp(h.compatible, c->compatible) != 0)
 		return fail("'%s' is for '%s', this board is '%s'", src, h.compatible,
 			    c->compatible);
-	running_version(c, running, sizeof(running));
+	/* without the running version an older bundle could not be told: refused */
+	if (running_version(c, running, sizeof(running), downgrade) < 0 && !downgrade)
+		return fail("the running version is unknown, so '%s' cannot be checked against "
+			    "it (--allow-downgrade installs it)",
+			    src);
 	if (!downgrade && running[0] && bundle_version_cmp(h.version, running) < 0)
 		return fail("'%s' is version %s, older than the running %s (--allow-downgrade "
 			    "installs it)",
@@ -486,7 +525,7 @@ static int show_status(const struct update_conf *c, bool json)
 	close(d.fd);
 	if (slots_read(&env, booted, c->tries, &v, why, sizeof(why)) < 0)
 		return fail("the boot counters are not readable: %s", why);
-	running_version(c, running, sizeof(running));
+	running_version(c, running, sizeof(running), false); /* said; the counters still shown */
 	const char *ver[2] = {bootenv_get(&env, "STRATA_A_VERSION"),
 			      bootenv_get(&env, "STRATA_B_VERSION")};
 	char b[2] = {booted, 0}, n[2] = {v.next, 0}, f[2] = {v.failed, 0};
@@ -572,6 +611,15 @@ int cmd_update(int argc, char **argv)
 	if (strcmp(sub, "install") == 0 && !src)
 		return cmd_usage_error("update", "a bundle: a file, a device or - for stdin",
 				       "no bundle");
+	/*
+	 * The init system runs mark-good on every boot (overlays/examples,
+	 * docs/updates.md): a boot not from a slot has nothing to keep, which is
+	 * no failure, and needs no update.conf.
+	 */
+	if (strcmp(sub, "mark-good") == 0 && !booted_slot()) {
+		printf("this boot was not started from a slot: nothing to mark good\n");
+		return 0;
+	}
 	if (load_conf(conf_path, &c))
 		return 1;
 	if (strcmp(sub, "status") == 0)

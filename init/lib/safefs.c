@@ -64,7 +64,7 @@ static int dev_of(int fd, dev_t *dev)
  * Kernels before 5.6 (or seccomp filters) lack openat2: every component is
  * opened with O_NOFOLLOW and checked to be a directory on base's filesystem.
  */
-static int walk_open(int base, const char *rel, int flags)
+static int walk_open(int base, const char *rel, int flags, bool any_fs)
 {
 	char comp[NAME_MAX_LEN + 1];
 	dev_t dev = 0;
@@ -102,7 +102,7 @@ static int walk_open(int base, const char *rel, int flags)
 		/* O_PATH|O_NOFOLLOW on the last component looks at a symlink, as openat2 does */
 		bool link_itself =
 		    last && (flags & O_PATH) && (flags & O_NOFOLLOW) && rel[strlen(rel) - 1] != '/';
-		if ((S_ISLNK(st.st_mode) && !link_itself) || st.st_dev != dev) {
+		if ((S_ISLNK(st.st_mode) && !link_itself) || (st.st_dev != dev && !any_fs)) {
 			close(fd);
 			return S_ISLNK(st.st_mode) ? -ELOOP : -EXDEV;
 		}
@@ -123,8 +123,12 @@ static int walk_open(int base, const char *rel, int flags)
 	}
 }
 
-/* Resolves rel beneath base with flags (O_PATH to look without opening). */
-static int resolve(int base, const char *rel, int flags)
+/*
+ * Resolves rel beneath base with flags (O_PATH to look without opening);
+ * any_fs lets the path cross mount points (the root's, which the running
+ * system made, not what an upper holds).
+ */
+static int resolve(int base, const char *rel, int flags, bool any_fs)
 {
 	int r = check_rel(rel);
 	if (r < 0)
@@ -132,14 +136,15 @@ static int resolve(int base, const char *rel, int flags)
 	if (!force_walk) {
 		struct safe_open_how how = {(uint64_t)(flags | O_CLOEXEC), 0,
 					    SAFE_RESOLVE_BENEATH | SAFE_RESOLVE_NO_SYMLINKS |
-						SAFE_RESOLVE_NO_MAGICLINKS | SAFE_RESOLVE_NO_XDEV};
+						SAFE_RESOLVE_NO_MAGICLINKS |
+						(any_fs ? 0 : SAFE_RESOLVE_NO_XDEV)};
 		long fd = syscall(SYS_openat2, base, rel, &how, sizeof(how));
 		if (fd >= 0)
 			return (int)fd;
 		if (errno != ENOSYS)
 			return -errno;
 	}
-	return walk_open(base, rel, flags | O_CLOEXEC);
+	return walk_open(base, rel, flags | O_CLOEXEC, any_fs);
 }
 
 int safe_base(const char *dir)
@@ -153,7 +158,7 @@ int safe_kind(int base, const char *rel, mode_t *found)
 	struct stat st;
 	if (found)
 		*found = 0;
-	int fd = resolve(base, rel, O_PATH | O_NOFOLLOW);
+	int fd = resolve(base, rel, O_PATH | O_NOFOLLOW, false);
 	if (fd < 0) {
 		if (fd == -ELOOP && found)
 			*found = S_IFLNK;
@@ -170,13 +175,13 @@ int safe_kind(int base, const char *rel, mode_t *found)
  * Looks first (O_PATH: nothing is opened), then opens what was seen: a FIFO
  * or a device node is never opened, so it can neither block nor act.
  */
-static int open_kind(int base, const char *rel, int flags, mode_t want, mode_t *found)
+static int open_kind(int base, const char *rel, int flags, mode_t want, mode_t *found, bool any_fs)
 {
 	mode_t kind = 0;
 	struct stat seen, got;
 	if (found)
 		*found = 0;
-	int fd = resolve(base, rel, O_PATH | O_NOFOLLOW);
+	int fd = resolve(base, rel, O_PATH | O_NOFOLLOW, any_fs);
 	if (fd < 0) {
 		if (fd == -ELOOP && found)
 			*found = S_IFLNK;
@@ -193,7 +198,7 @@ static int open_kind(int base, const char *rel, int flags, mode_t want, mode_t *
 		return -ELOOP;
 	if (kind != want)
 		return -EFTYPE;
-	fd = resolve(base, rel, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	fd = resolve(base, rel, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, any_fs);
 	if (fd < 0)
 		return fd;
 	/* swapped between the look and the open: treat it as what it now is */
@@ -211,22 +216,19 @@ static int open_kind(int base, const char *rel, int flags, mode_t want, mode_t *
 
 int safe_open_dir(int base, const char *rel, mode_t *found)
 {
-	return open_kind(base, rel, O_RDONLY | O_DIRECTORY, S_IFDIR, found);
+	return open_kind(base, rel, O_RDONLY | O_DIRECTORY, S_IFDIR, found, false);
 }
 
 int safe_open_file(int base, const char *rel, int flags, mode_t *found)
 {
-	return open_kind(base, rel, flags & (O_ACCMODE | O_APPEND | O_TRUNC), S_IFREG, found);
+	return open_kind(base, rel, flags & (O_ACCMODE | O_APPEND | O_TRUNC), S_IFREG, found,
+			 false);
 }
 
-ssize_t safe_read_file(int base, const char *rel, char *buf, size_t len, mode_t *found)
+/* Reads what fd holds, at most len-1 bytes; -EFBIG when larger. Closes fd. */
+static ssize_t read_bounded(int fd, char *buf, size_t len)
 {
 	struct stat st;
-	if (len == 0)
-		return -EINVAL;
-	int fd = safe_open_file(base, rel, O_RDONLY, found);
-	if (fd < 0)
-		return fd;
 	if (fstat(fd, &st) < 0 || st.st_size < 0 || (uint64_t)st.st_size >= len) {
 		close(fd);
 		return -EFBIG;
@@ -239,6 +241,14 @@ ssize_t safe_read_file(int base, const char *rel, char *buf, size_t len, mode_t 
 	return more > 0 ? -EFBIG : used;
 }
 
+ssize_t safe_read_file(int base, const char *rel, char *buf, size_t len, mode_t *found)
+{
+	if (len == 0)
+		return -EINVAL;
+	int fd = safe_open_file(base, rel, O_RDONLY, found);
+	return fd < 0 ? fd : read_bounded(fd, buf, len);
+}
+
 ssize_t safe_read_root_file(const char *path, char *buf, size_t len, mode_t *found)
 {
 	if (path[0] != '/')
@@ -249,6 +259,60 @@ ssize_t safe_read_root_file(const char *path, char *buf, size_t len, mode_t *fou
 	ssize_t n = safe_read_file(root, path + 1, buf, len, found);
 	close(root);
 	return n;
+}
+
+/*
+ * After -ELOOP: is rel itself the symlink (S_IFLNK) or one of its
+ * directories (0)? Only looked at, so nothing is opened or waited on.
+ */
+static void link_where(int base, const char *rel, mode_t *found)
+{
+	struct stat st;
+	if (found)
+		*found = fstatat(base, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)
+			     ? S_IFLNK
+			     : 0;
+}
+
+/* The base a path of the root is resolved beneath: "/" or the working directory. */
+static int path_base(const char *path, const char **rel)
+{
+	if (!path || !path[0])
+		return -EINVAL;
+	*rel = path[0] == '/' ? path + strspn(path, "/") : path;
+	return safe_base(path[0] == '/' ? "/" : ".");
+}
+
+int safe_open_path_dir(const char *path, mode_t *found)
+{
+	const char *rel;
+	if (found)
+		*found = 0;
+	int base = path_base(path, &rel);
+	if (base < 0 || !*rel)
+		return base; /* "/" or ".": the base itself */
+	int fd = open_kind(base, rel, O_RDONLY | O_DIRECTORY, S_IFDIR, found, true);
+	if (fd == -ELOOP)
+		link_where(base, rel, found);
+	close(base);
+	return fd;
+}
+
+ssize_t safe_read_path(const char *path, char *buf, size_t len, mode_t *found)
+{
+	const char *rel;
+	if (found)
+		*found = 0;
+	if (len == 0)
+		return -EINVAL;
+	int base = path_base(path, &rel);
+	if (base < 0)
+		return base;
+	int fd = open_kind(base, rel, O_RDONLY, S_IFREG, found, true);
+	if (fd == -ELOOP)
+		link_where(base, rel, found);
+	close(base);
+	return fd < 0 ? fd : read_bounded(fd, buf, len);
 }
 
 /* Splits rel into its parent (opened beneath base) and its last component. */
@@ -426,5 +490,21 @@ const char *safe_strerror(int err, mode_t found, char *buf, size_t len)
 		snprintf(buf, len, "another filesystem on the path");
 	else
 		snprintf(buf, len, "%s", strerror(-err));
+	return buf;
+}
+
+const char *safe_read_strerror(int err, mode_t found, size_t len, char *buf, size_t blen)
+{
+	if (err == -EFTYPE)
+		snprintf(buf, blen, "not a regular file (%s)", safe_kind_name(found));
+	else if (err == -ELOOP)
+		snprintf(buf, blen, "%s (never followed)",
+			 found == S_IFLNK ? "a symbolic link" : "a symbolic link on its path");
+	else if (err == -EFBIG)
+		snprintf(buf, blen, "larger than %zu bytes", len ? len - 1 : 0);
+	else if (err == -EINVAL)
+		snprintf(buf, blen, "not a path strata reads (empty, or with '..')");
+	else
+		snprintf(buf, blen, "%s", strerror(-err));
 	return buf;
 }

@@ -40,6 +40,16 @@ ssize_t safe_read_file(int base, const char *rel, char *buf, size_t len, mode_t 
 /* safe_read_file of an absolute path beneath "/" (a file in the root, which the uppers feed). */
 ssize_t safe_read_root_file(const char *path, char *buf, size_t len, mode_t *found);
 /*
+ * A file or directory the running system names by a path in the root (a
+ * setting, a key): absolute paths resolve beneath "/", relative ones beneath
+ * the working directory, both without following a symlink and without
+ * opening anything else, but across the root's mount points (the system
+ * made those, not what an upper holds). After -ELOOP, *found is S_IFLNK when
+ * the path itself is the symlink and 0 when one of its directories is.
+ */
+ssize_t safe_read_path(const char *path, char *buf, size_t len, mode_t *found);
+int safe_open_path_dir(const char *path, mode_t *found);
+/*
  * Replaces rel by a file holding data: written to rel.tmp (whatever sat at
  * that name is removed first, then created with O_EXCL), fsynced when
  * durable, renamed over rel (a non-file at rel is removed first: the name
@@ -55,6 +65,13 @@ int safe_remove(int base, const char *rel);
 const char *safe_kind_name(mode_t kind);
 /* err (negative) in words, naming the kind found for -EFTYPE/-ELOOP. */
 const char *safe_strerror(int err, mode_t found, char *buf, size_t len);
+
+/*
+ * err of a bounded read of len bytes (safe_read_*) in words for "PATH: ...":
+ * "not a regular file (a FIFO)", "a symbolic link (never followed)",
+ * "larger than 8191 bytes".
+ */
+const char *safe_read_strerror(int err, mode_t found, size_t len, char *buf, size_t blen);
 
 /* Test hook: resolve component by component as on a kernel without openat2. */
 void safe_force_walk(bool on);

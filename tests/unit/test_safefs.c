@@ -2,7 +2,8 @@
 /*
  * safefs on a real tree (as root, in a private mount namespace): every hostile
  * entry is refused without being followed or opened, with openat2 and with the
- * O_NOFOLLOW walk of kernels that lack it.
+ * O_NOFOLLOW walk of kernels that lack it; paths of the root (safe_read_path)
+ * the same way, across mount points.
  */
 #define _GNU_SOURCE /* unshare, nftw */
 #define UNIT_NAME "safefs"
@@ -627,6 +628,100 @@ static void errors_are_named(void)
 	CHECK(strlen(tiny) < sizeof(tiny));
 }
 
+/*
+ * safe_read_path and safe_open_path_dir: a path of the root (here beneath
+ * the test directory), absolute or relative, never through a symlink, never
+ * opening anything but what is asked for, bounded; mount points are crossed.
+ */
+static void root_paths_are_read_safely(void)
+{
+	int base = fresh();
+	char buf[8], real[PATH_MAX], why[96];
+	mode_t found = 1;
+	if (!realpath(dir, real) || strcmp(real, dir) != 0) {
+		skip("paths", "the test directory's path holds a symlink");
+		close(base);
+		return;
+	}
+	put(base, "good", "1.2.3\n");
+	put(base, "empty", "");
+	put(base, "exact", "1234567"); /* len - 1 bytes: fits */
+	put(base, "over", "12345678"); /* len bytes: too large, not cut */
+	CHECK(mkdirat(base, "dir", 0755) == 0);
+	put(base, "dir/f", "in dir\n");
+	CHECK(mkfifoat(base, "fifo", 0600) == 0); /* no writer: a blocking open hangs */
+	CHECK(symlinkat("good", base, "link") == 0);
+	CHECK(symlinkat("dir", base, "dirlink") == 0);
+
+	CHECK(safe_read_path(at(dir, "good"), buf, sizeof(buf), &found) == 6 && found == S_IFREG);
+	CHECK_STR(buf, "1.2.3\n");
+	CHECK(safe_read_path(at(dir, "empty"), buf, sizeof(buf), &found) == 0 && buf[0] == '\0');
+	CHECK(safe_read_path(at(dir, "exact"), buf, sizeof(buf), &found) == 7);
+	CHECK_STR(buf, "1234567");
+	CHECK(safe_read_path(at(dir, "over"), buf, sizeof(buf), &found) == -EFBIG);
+	CHECK_STR(safe_read_strerror(-EFBIG, found, sizeof(buf), why, sizeof(why)),
+		  "larger than 7 bytes");
+	alarm(5);
+	found = 0;
+	CHECK(safe_read_path(at(dir, "fifo"), buf, sizeof(buf), &found) == -EFTYPE &&
+	      found == S_IFIFO);
+	CHECK_STR(safe_read_strerror(-EFTYPE, found, sizeof(buf), why, sizeof(why)),
+		  "not a regular file (a FIFO)");
+	found = 0;
+	CHECK(safe_open_path_dir(at(dir, "fifo"), &found) == -EFTYPE && found == S_IFIFO);
+	alarm(0);
+	found = 0;
+	CHECK(safe_read_path(at(dir, "dir"), buf, sizeof(buf), &found) == -EFTYPE &&
+	      found == S_IFDIR);
+	CHECK_STR(safe_read_strerror(-EFTYPE, found, sizeof(buf), why, sizeof(why)),
+		  "not a regular file (a directory)");
+	CHECK(safe_read_path(at(dir, "link"), buf, sizeof(buf), &found) == -ELOOP &&
+	      found == S_IFLNK);
+	CHECK_STR(safe_read_strerror(-ELOOP, found, sizeof(buf), why, sizeof(why)),
+		  "a symbolic link (never followed)");
+	found = 1;
+	CHECK(safe_read_path(at(dir, "dirlink/f"), buf, sizeof(buf), &found) == -ELOOP &&
+	      found == 0);
+	CHECK_STR(safe_read_strerror(-ELOOP, found, sizeof(buf), why, sizeof(why)),
+		  "a symbolic link on its path (never followed)");
+	CHECK(safe_read_path(at(dir, "absent"), buf, sizeof(buf), &found) == -ENOENT);
+	CHECK(safe_read_path(at(dir, "good"), buf, 0, &found) == -EINVAL);
+	CHECK(safe_read_path("", buf, sizeof(buf), &found) == -EINVAL);
+
+	int d = safe_open_path_dir(at(dir, "dir"), &found);
+	CHECK(d >= 0 && found == S_IFDIR && (fcntl(d, F_GETFD) & FD_CLOEXEC));
+	if (d >= 0) {
+		CHECK(safe_read_file(d, "f", buf, sizeof(buf), NULL) == 7);
+		close(d);
+	}
+	CHECK(safe_open_path_dir(at(dir, "good"), &found) == -EFTYPE && found == S_IFREG);
+	CHECK(safe_open_path_dir(at(dir, "dirlink"), &found) == -ELOOP && found == S_IFLNK);
+	d = safe_open_path_dir("/", &found);
+	CHECK(d >= 0);
+	if (d >= 0)
+		close(d);
+
+	/* relative: beneath the working directory, ".." refused */
+	int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(cwd >= 0 && fchdir(base) == 0);
+	CHECK(safe_read_path("dir/f", buf, sizeof(buf), &found) == 7);
+	CHECK(safe_read_path("link", buf, sizeof(buf), &found) == -ELOOP && found == S_IFLNK);
+	CHECK(safe_read_path("../x", buf, sizeof(buf), &found) == -EINVAL);
+	CHECK(cwd >= 0 && fchdir(cwd) == 0);
+	if (cwd >= 0)
+		close(cwd);
+
+	/* the root's mount points are the system's: crossed, unlike beneath a base */
+	CHECK(mkdirat(base, "mnt", 0755) == 0);
+	if (mount_tmpfs(at(dir, "mnt"))) {
+		put(base, "mnt/f", "other\n");
+		CHECK(safe_read_file(base, "mnt/f", buf, sizeof(buf), &found) == -EXDEV);
+		CHECK(safe_read_path(at(dir, "mnt/f"), buf, sizeof(buf), &found) == 6);
+		CHECK(umount2(at(dir, "mnt"), MNT_DETACH) == 0);
+	}
+	close(base);
+}
+
 /* Every check once with openat2 and once with the O_NOFOLLOW walk; no fd left open. */
 static void run_mode(void (*fn)(void), const char *name, bool walk)
 {
@@ -661,6 +756,7 @@ BOTH(other_filesystems_are_not_entered)
 BOTH(writes_replace_junk)
 BOTH(mkdirs_create_and_refuse)
 BOTH(removal_stays_beneath)
+BOTH(root_paths_are_read_safely)
 
 /* The openat2 runs test openat2 only if the host has it. */
 static void host_has_openat2(void)
@@ -717,6 +813,8 @@ int main(void)
 	RUN(mkdirs_create_and_refuse_walk);
 	RUN(removal_stays_beneath_openat2);
 	RUN(removal_stays_beneath_walk);
+	RUN(root_paths_are_read_safely_openat2);
+	RUN(root_paths_are_read_safely_walk);
 	nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 	return UNIT_EXIT();
 }
