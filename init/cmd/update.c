@@ -472,7 +472,15 @@ static int install(const struct update_conf *c, const char *src, char slot, bool
 			     src, h.image[i].name, slot);
 			goto out;
 		}
-		if (fsync(devs[i].fd) < 0) {
+		/*
+		 * On the flash before the slot is made bootable. An MTD character
+		 * device has no fsync (EINVAL): its last close syncs the device
+		 * (mtd_sync: block2mtd's page cache, a NAND's write buffer).
+		 */
+		int synced = devs[i].erasesize ? close(devs[i].fd) : fsync(devs[i].fd);
+		if (devs[i].erasesize)
+			devs[i].fd = -1;
+		if (synced < 0) {
 			fail("cannot write '%s': %s", devs[i].path, strerror(errno));
 			goto out;
 		}

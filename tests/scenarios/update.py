@@ -1,0 +1,225 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Firmware updates end to end on qemu_x86_64_nor, through Debian's GRUB
+(board/qemu_x86_64_nor/grub.cfg, tools/grubdisk.sh): the boot disk holds the
+counters, each slot's kernel and initramfs, and each slot's root layer
+(block2mtd over its partition). Every power-on is one QEMU run: GRUB takes a
+slot and spends its try, the slot boots (or not), and the next power-on
+shows what the counters then chose. The first update is the build's own
+images/update.bundle, checked by the root's own /etc/strata (update.conf,
+keys, version); the second is signed with the build's key on the host. Both
+reach the device on a disk of their own, read through a pipe.
+
+One CPU: with two, the kernel (6.12) deadlocks when two threads read an
+mtdblock over block2mtd at once (mtdblock's request runs block2mtd's read of
+the disk's page cache inside the reader's plugged submission), which the
+layers' hashing does; real NOR flash has no block2mtd under it."""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+from scenario import scenario
+from vm import VM
+
+NOR = "qemu_x86_64_nor"
+TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+# the board's command line (board/qemu_x86_64_nor/qemu.sh) with the slots' roots on the boot disk
+# (the third virtio disk, after rootfs_data's and strata_log's): partitions 4 and 5
+BOOTARGS = ("console=ttyS0 panic=-1 memmap=32M$0xc000000 "
+            "block2mtd.block2mtd=/dev/vdc4,131072,rootfs_a "
+            "block2mtd.block2mtd=/dev/vdc5,131072,rootfs_b")
+def missing_tools():
+    for tool in ("grub-mkimage", "grub-editenv", "mke2fs", "sfdisk", "signify-openbsd"):
+        if not shutil.which(tool):
+            return "%s not installed (grub-pc-bin, grub-common, e2fsprogs, fdisk, " \
+                   "signify-openbsd: make deps)" % tool
+    if not os.path.exists("/usr/lib/grub/i386-pc/lnxboot.img"):
+        return "/usr/lib/grub/i386-pc/lnxboot.img not installed (grub-pc-bin: make deps)"
+    return None
+
+
+def run(*cmd, **kw):
+    subprocess.run(cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
+
+
+def boot_image(work, name, kernel, initramfs):
+    """A slot's boot partition as an image: ext2 holding /kernel and /initramfs."""
+    tree = os.path.join(work, name + ".d")
+    os.makedirs(tree)
+    shutil.copyfile(kernel, os.path.join(tree, "kernel"))
+    shutil.copyfile(initramfs, os.path.join(tree, "initramfs"))
+    kib = (os.path.getsize(kernel) + os.path.getsize(initramfs)) // 1024 * 11 // 10 + 1024
+    img = os.path.join(work, name + ".ext2")
+    run("mke2fs", "-q", "-t", "ext2", "-b", "1024", "-d", tree, img, str(kib),
+        env=dict(os.environ, E2FSPROGS_FAKE_TIME="0"))
+    return img
+
+
+class GrubDevice:
+    """The NOR board booted by GRUB from its boot disk, A/B slots on it."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.dev = ctx.machine()
+        self.dir = self.dev.dir
+        img = ctx.images
+        # the build's signing key (its development key: the build makes one in O/dev-key)
+        self.key = os.path.join(img, "..", "dev-key", "strata.sec")
+        run(os.path.join(TOP, "tools/grubdisk.sh"), self.path("disk.img"), self.path("grub.lnx"),
+            os.path.join(TOP, "board", NOR),
+            "kernel_a=" + os.path.join(img, "kernel"),
+            "initramfs_a=" + os.path.join(img, "initramfs.cpio"),
+            "rootfs_a=" + os.path.join(img, "rootfs.squashfs"),
+            "bootargs=" + BOOTARGS)
+        self.bundles = []  # (offset, size) on the bundle disk
+        self.power_ons = 0
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def sign(self, version, boot):
+        """A bundle of this build's root and another boot image, signed with the build's key."""
+        out = os.path.join(self.ctx.workdir, "v%s.bundle" % version)
+        run(os.path.join(TOP, "tools/mkbundle.sh"), "-k", self.key, "-c", NOR, "-v", str(version),
+            "-o", out, "boot=" + boot, "rootfs=" + os.path.join(self.ctx.images, "rootfs.squashfs"))
+        return out
+
+    def put(self, bundle):
+        """Puts a bundle on the bundle disk (at a 1 MiB boundary); its offset and size there."""
+        offset = sum((s + (1 << 20) - 1) >> 20 << 20 for _, s in self.bundles)
+        size = os.path.getsize(bundle)
+        with open(self.path("bundles.img"), "ab") as disk, open(bundle, "rb") as b:
+            disk.truncate(offset)
+            disk.seek(offset)
+            shutil.copyfileobj(b, disk)
+            disk.truncate((offset + size + (1 << 20) - 1) >> 20 << 20)
+        self.bundles.append((offset, size))
+        return offset, size
+
+    def script(self):
+        """The power-on: GRUB as the kernel QEMU starts, the boot disk first in the BIOS's order."""
+        path = self.path("grub-qemu.sh")
+        d = self.dir
+        # every disk a virtio-blk device of its own, in this order (vda, vdb, vdc, vdd)
+        disks = ["flash-data.bin", "flash-log.bin", "disk.img"]
+        if os.path.exists(self.path("bundles.img")):
+            disks.append("bundles.img")
+        drives = []
+        for i, name in enumerate(disks):
+            drives += ["-drive", "file=%s/%s,if=none,id=d%d,format=raw" % (d, name, i),
+                       "-device", "virtio-blk-pci,drive=d%d,addr=%d%s"
+                       % (i, 4 + i, ",bootindex=1" if name == "disk.img" else "")]
+        with open(path, "w") as f:
+            f.write("#!/bin/bash\nexec qemu-system-x86_64 -M pc -smp 1 -m 256 -nographic "
+                    "-no-user-config -nic none -accel tcg -kernel %s/grub.lnx %s \"$@\"\n"
+                    % (d, " ".join("'%s'" % a for a in drives)))
+        os.chmod(path, 0o755)
+        return path
+
+    def power_on(self, shell=True):
+        """One power-on; with shell, until the booted system's shell answers."""
+        self.dev.stop()
+        self.power_ons += 1
+        log = os.path.join(self.ctx.workdir, "power-on-%d.log" % self.power_ons)
+        vm = VM(self.script(), log)
+        self.dev.vm = vm
+        vm.expect(r"strata-boot: slot ([AB]) \((\d) tries left", 120)
+        if shell:
+            vm.wait_shell(180)
+        return vm
+
+    def slot_said(self, vm):
+        return re.search(rb"strata-boot: slot ([AB]) \((\d) tries left", vm.buf).group(1).decode()
+
+    @staticmethod
+    def mount_boot(vm):
+        """The counters are /boot/grubenv (update.conf): the boot partition, mounted."""
+        vm.sh("mkdir -p /boot && mount -t ext4 /dev/vdc1 /boot")
+
+    def install(self, vm, offset, size, expect_rc=0):
+        # from the bundle disk through a pipe: the stream a download would be
+        rc, out = vm.sh("dd if=/dev/vdd bs=1M skip=%d status=none | head -c %d | "
+                        "strata update install -" % (offset >> 20, size), timeout=300, check=False)
+        assert rc == expect_rc, (rc, out)
+        return out
+
+
+def update_status(vm):
+    return json.loads(vm.out("strata update status --json"))
+
+
+@scenario(NOR, skip_unless=missing_tools)
+def update_installs_into_b_which_boots_and_is_kept_then_a_panicking_update_rolls_back(ctx):
+    g = GrubDevice(ctx)
+    off2, size2 = g.put(os.path.join(ctx.images, "update.bundle"))
+    # a slot whose kernel cannot start its init: its initramfs is not one
+    junk = os.path.join(ctx.workdir, "junk.cpio")
+    with open(junk, "wb") as f:
+        f.write(b"\x00not an initramfs\n" * 4096)
+    off3, size3 = g.put(g.sign(0, boot_image(ctx.workdir, "boot-panics",
+                                             os.path.join(ctx.images, "kernel"), junk)))
+
+    # power-on 1: factory counters, slot A
+    vm = g.power_on()
+    assert g.slot_said(vm) == "A"
+    rec = ctx.boot_record(vm)
+    assert rec["slot"] == "A" and rec["mode"] == "normal", rec
+    g.mount_boot(vm)
+    vm.sh("echo kept-across > /root/data && sync")
+    st = update_status(vm)
+    assert st["booted"] == "A" and st["slots"]["A"]["left"] == 2, st
+    vm.sh("strata update mark-good")
+    assert update_status(vm)["slots"]["A"]["left"] == 3
+    out = g.install(vm, off2, size2)
+    assert "slot B boots next with 3 tries" in out, out
+    st = update_status(vm)
+    assert st["next"] == "B" and st["order"].startswith("B"), st
+    vm.sh("umount /boot && sync")
+    vm.poweroff()
+
+    # power-on 2: GRUB takes the new slot; its root is rootfs_b, verified against B's manifest
+    vm = g.power_on()
+    assert g.slot_said(vm) == "B", vm.text[-2000:]
+    rec = ctx.boot_record(vm)
+    assert rec["slot"] == "B" and rec["mode"] == "normal", rec
+    lower = ctx.mount_at(vm, "/run/strata/lower/0")
+    n = lower["source"].removeprefix("/dev/mtdblock")
+    assert '"rootfs_b"' in vm.out("grep '^mtd%s:' /proc/mtd" % n), lower
+    assert vm.out("cat /root/data") == "kept-across"
+    assert "slot:      B" in vm.out("strata status")
+    g.mount_boot(vm)
+    st = update_status(vm)
+    assert st["booted"] == "B" and st["slots"]["B"]["left"] == 2, st
+    version = vm.out("cat /etc/strata/version")
+    assert "STRATA_B_VERSION=%s" % version in vm.out("cat /boot/grubenv")
+    vm.sh("strata update mark-good")
+    assert update_status(vm)["slots"]["B"]["left"] == 3
+    # an older bundle is refused, and --allow-downgrade takes it; this one gets a single try
+    out = g.install(vm, off3, size3, expect_rc=1)
+    assert "older than the running" in out, out
+    vm.sh("sed -i '/^tries /d' /etc/strata/update.conf && echo 'tries 1' >> /etc/strata/update.conf")
+    rc, out = vm.sh("dd if=/dev/vdd bs=1M skip=%d status=none | head -c %d | "
+                    "strata update install --allow-downgrade -" % (off3 >> 20, size3), timeout=300,
+                    check=False)
+    assert rc == 0 and "slot A boots next with 1 tries" in out, (rc, out)
+    vm.sh("umount /boot && sync")
+    vm.poweroff()
+
+    # power-on 3: slot A, its last try; the kernel panics and the board resets
+    vm = g.power_on(shell=False)
+    assert g.slot_said(vm) == "A"
+    vm.expect(r"Kernel panic", 120)
+    vm.wait_exit(60)
+
+    # power-on 4: no tries left in A: GRUB goes back to B, on the data it had
+    vm = g.power_on()
+    assert g.slot_said(vm) == "B", vm.text[-2000:]
+    rec = ctx.boot_record(vm)
+    assert rec["slot"] == "B" and rec["mode"] == "normal", rec
+    assert vm.out("cat /root/data") == "kept-across"
+    g.mount_boot(vm)
+    st = update_status(vm)
+    assert st["booted"] == "B" and st["rolled_back_from"] == "A" \
+        and st["slots"]["A"]["left"] == 0, st
+    assert "rolled back from A" in vm.out("strata update status")
