@@ -281,7 +281,7 @@ if [ -z "$missing" ]; then pass help-complete; else fail help-complete "make hel
 
 # ---- CFLAGS and LDFLAGS reach the init, after strata's own flags --------------
 # (last: the init is rebuilt with them) -fno-stack-protector and -Wl,-z,relro
-# undo two of strata's (-fstack-protector-strong, -Wl,-z,norelro): fewer
+# undo two of strata's (-fstack-protector, -Wl,-z,norelro): fewer
 # checked functions, a GNU_RELRO segment
 checked() { grep -c 'call.*<__stack_chk_fail' <<<"$(objdump -d "$1")"; }
 before=$(checked "$o/build/strata.unstripped")
@@ -289,9 +289,9 @@ if ! mk flags V=1 CFLAGS=-fno-stack-protector LDFLAGS=-Wl,-z,relro strata; then
 	fail builder-flags "make strata with CFLAGS and LDFLAGS failed (log: $work/flags.log)"
 else
 	line=$(grep -- '-o .*strata.unstripped' "$work/flags.log")
-	order=$(grep -o -- '-fno-stack-protector\|-fstack-protector-strong\|-Wl,-z,norelro\|-Wl,-z,relro' <<<"$line" | tr '\n' ' ')
+	order=$(grep -o -- '-fno-stack-protector\|-fstack-protector\b\|-Wl,-z,norelro\|-Wl,-z,relro' <<<"$line" | tr '\n' ' ')
 	after=$(checked "$o/build/strata.unstripped")
-	if [ "$order" != "-Wl,-z,norelro -fstack-protector-strong -fno-stack-protector -Wl,-z,relro " ]; then
+	if [ "$order" != "-Wl,-z,norelro -fstack-protector -fno-stack-protector -Wl,-z,relro " ]; then
 		fail builder-flags "the builder's flags are not after strata's: $order"
 	elif [ "$after" -ge "$before" ]; then
 		fail builder-flags "-fno-stack-protector did not reach the binary ($before checked calls before, $after after)"
