@@ -167,10 +167,11 @@ static void module_params_like_modprobe(void)
 static void builtin_devices_the_kernel_dropped(void)
 {
 	char out[256] = "block2mtd=/dev/vda,131072,rootfs_data";
-	CHECK(cmdline_builtin_dropped("quiet block2mtd.block2mtd=/dev/vdc4,131072,rootfs_a "
-				      "phram.phram=x,1,2 block2mtd.block2mtd=/dev/vdc5,131072,rootfs_b "
-				      "block2mtd.block2mtd=/dev/vdc6,131072,rootfs_c",
-				      "block2mtd", out, sizeof(out)) == 0);
+	CHECK(cmdline_builtin_dropped(
+		  "quiet block2mtd.block2mtd=/dev/vdc4,131072,rootfs_a "
+		  "phram.phram=x,1,2 block2mtd.block2mtd=/dev/vdc5,131072,rootfs_b "
+		  "block2mtd.block2mtd=/dev/vdc6,131072,rootfs_c",
+		  "block2mtd", out, sizeof(out)) == 0);
 	CHECK_STR(out, "block2mtd=/dev/vda,131072,rootfs_data block2mtd=/dev/vdc4,131072,rootfs_a "
 		       "block2mtd=/dev/vdc5,131072,rootfs_b");
 	char one[64] = "";
