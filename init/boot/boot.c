@@ -647,6 +647,7 @@ void boot_main(struct strata_ctx *ctx)
 		snprintf(ctx->rec.fatal_reason, sizeof(ctx->rec.fatal_reason), "%s", why);
 		if (run.have_run)
 			boot_record_write(ctx);
+		outcome_store_failed(ctx, why);
 		fatal(ctx, "%s", why);
 	}
 	fatal(ctx, "the phase table ends without an exec");

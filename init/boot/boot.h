@@ -74,6 +74,8 @@ void layers_discard_trash(void);
 /* outcome.c: the boot-outcome record (CONFIG_STRATA_RECORD_PART) */
 void outcome_load(struct strata_ctx *ctx);
 void outcome_store(struct strata_ctx *ctx);
+/* A boot that stops (why): "failed" in the record, named by its slot, for the next boot to show. */
+void outcome_store_failed(struct strata_ctx *ctx, const char *why);
 
 /* verity.c: layers measured against the manifest (CONFIG_STRATA_VERITY) */
 /* Reads STRATA_MANIFEST into ctx->manifest; a missing or malformed one stops the boot. */

@@ -99,6 +99,19 @@ void fatal(struct strata_ctx *ctx, const char *fmt, ...)
 
 	log_error("FATAL: %s", reason);
 	reap_all();
+	if (ctx->opts.slot[0] && !ctx->opts.fatal_given) {
+		/*
+		 * The bootloader started this slot and spent one of its tries: the
+		 * next boot is its to choose (this slot again, or the other once this
+		 * one has none left). A shell here would keep the device down.
+		 */
+		log_error("slot %s cannot boot: rebooting now, so that the bootloader counts the "
+			  "try (strata.fatal= keeps the board's policy)",
+			  ctx->opts.slot);
+		sync();
+		reboot(RB_AUTOBOOT);
+		log_error("reboot failed: %m");
+	}
 	switch (ctx->opts.fatal) {
 	case FATAL_REBOOT:
 		do_reboot();

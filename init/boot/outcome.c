@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Remembers degraded boots across reboots in the board's record partition or volume. */
+/* Remembers degraded and failed boots across reboots in the board's record partition or volume. */
 #include "log.h"
 #include "flash.h"
 #include "record.h"
@@ -36,19 +36,14 @@ void outcome_load(struct strata_ctx *ctx)
 	}
 }
 
-void outcome_store(struct strata_ctx *ctx)
+static void store(struct strata_ctx *ctx, const char *mode, int err, const char *reason)
 {
 	struct bootrec *rec = &ctx->rec;
 	struct outcome_record out = {0};
-	bool degraded = rec->degraded_reason[0] != '\0';
-	bool prev_degraded = rec->has_previous && strcmp(rec->previous.mode, "degraded") == 0;
-	/* flash is written only when there is news: a degraded boot, or the first good one after */
-	if (!rec->record_dev[0] || (!degraded && !prev_degraded))
-		return;
 	out.seq = rec->has_previous ? rec->previous.seq + 1 : 1;
-	snprintf(out.mode, sizeof(out.mode), "%s", degraded ? "degraded" : "normal");
-	out.err = degraded ? rec->degraded_errno : 0;
-	snprintf(out.reason, sizeof(out.reason), "%s", rec->degraded_reason);
+	snprintf(out.mode, sizeof(out.mode), "%s", mode);
+	out.err = err;
+	snprintf(out.reason, sizeof(out.reason), "%s", reason);
 	int r = record_append(rec->record_dev, flash->record_is_ubi, &out, ctx->record_next);
 	if (r < 0)
 		log_warn_errno(r, "cannot write the boot-outcome record on %s: %m",
@@ -56,4 +51,29 @@ void outcome_store(struct strata_ctx *ctx)
 	else
 		log_debug("boot-outcome record %u (%s) written to %s", out.seq, out.mode,
 			  rec->record_dev);
+}
+
+void outcome_store(struct strata_ctx *ctx)
+{
+	struct bootrec *rec = &ctx->rec;
+	bool degraded = rec->degraded_reason[0] != '\0';
+	bool prev_news = rec->has_previous && strcmp(rec->previous.mode, "normal") != 0;
+	/* flash is written only when there is news: a degraded boot, or the first good one after
+	   a degraded or failed one */
+	if (!rec->record_dev[0] || (!degraded && !prev_news))
+		return;
+	store(ctx, degraded ? "degraded" : "normal", degraded ? rec->degraded_errno : 0,
+	      rec->degraded_reason);
+}
+
+void outcome_store_failed(struct strata_ctx *ctx, const char *why)
+{
+	char reason[sizeof(((struct outcome_record *)0)->reason)];
+	if (!ctx->rec.record_dev[0])
+		return; /* failed before the record's partition was there */
+	if (ctx->opts.slot[0])
+		snprintf(reason, sizeof(reason), "slot %s: %s", ctx->opts.slot, why);
+	else
+		snprintf(reason, sizeof(reason), "%s", why);
+	store(ctx, "failed", 0, reason);
 }

@@ -12,19 +12,23 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The boot before this one, when it was degraded: "previous_boot": {"mode", "errno", "reason"}. */
+/* The boot before this one, when it was degraded or failed: "previous_boot": {"mode", "errno",
+ * "reason"}. */
 static void show_previous_boot(const char *text)
 {
 	/* a reason of 199 bytes escaped as \u00XX throughout, with the other fields, fits */
 	char prev[1536], mode[16], reason[256];
 	uint64_t err;
-	if (json_get_object(text, "previous_boot", prev, sizeof(prev)) == 0 &&
-	    json_get_string(prev, "mode", mode, sizeof(mode)) == 0 &&
-	    strcmp(mode, "degraded") == 0 &&
-	    json_get_string(prev, "reason", reason, sizeof(reason)) == 0 &&
-	    json_get_u64(prev, "errno", &err) == 0)
+	if (json_get_object(text, "previous_boot", prev, sizeof(prev)) != 0 ||
+	    json_get_string(prev, "mode", mode, sizeof(mode)) != 0 ||
+	    json_get_string(prev, "reason", reason, sizeof(reason)) != 0 ||
+	    json_get_u64(prev, "errno", &err) != 0)
+		return;
+	if (strcmp(mode, "degraded") == 0)
 		printf("previous:  the boot before this one was DEGRADED: %s (errno %llu)\n",
 		       reason, (unsigned long long)err);
+	else if (strcmp(mode, "failed") == 0)
+		printf("previous:  the boot before this one FAILED: %s\n", reason);
 }
 
 /* What the upper filesystem lacks: "capabilities": {...} false (null: not probed). */

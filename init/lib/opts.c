@@ -194,6 +194,7 @@ static const char *apply(struct strata_opts *o, const char *key, const char *val
 		if ((i = lookup(fatal_names, 3, val)) < 0)
 			return "expects shell, hang or reboot";
 		o->fatal = (enum fatal_policy)i;
+		o->fatal_given = true;
 	} else if (strcmp(key, "degraded") == 0) {
 		if ((i = lookup(degraded_names, 3, val)) < 0)
 			return "expects tmpfs, emergency or reboot";

@@ -16,6 +16,7 @@ struct strata_opts {
 	char user_part[64]; /* strata.user=     the user layer's own partition, "" for none */
 	char slot[2];	    /* strata.slot=     the A/B slot the bootloader started, "" for none */
 	enum fatal_policy fatal;       /* strata.fatal=    shell|hang|reboot */
+	bool fatal_given;	       /* strata.fatal= was on the command line */
 	enum degraded_policy degraded; /* strata.degraded= tmpfs|emergency|reboot */
 	unsigned rootwait_ms;	       /* strata.rootwait= ms to wait for partitions */
 	bool debug;		       /* strata.debug */

@@ -79,11 +79,13 @@ class GrubDevice:
     def path(self, name):
         return os.path.join(self.dir, name)
 
-    def sign(self, version, boot):
-        """A bundle of this build's root and another boot image, signed with the build's key."""
+    def sign(self, version, boot, rootfs=None):
+        """A bundle of a boot image and this build's root (or another), signed with the build's
+        key."""
         out = os.path.join(self.ctx.workdir, "v%s.bundle" % version)
+        rootfs = rootfs or os.path.join(self.ctx.images, "rootfs.squashfs")
         run(os.path.join(TOP, "tools/mkbundle.sh"), "-k", self.key, "-c", NOR, "-v", str(version),
-            "-o", out, "boot=" + boot, "rootfs=" + os.path.join(self.ctx.images, "rootfs.squashfs"))
+            "-o", out, "boot=" + boot, "rootfs=" + rootfs)
         return out
 
     def put(self, bundle):
@@ -157,7 +159,7 @@ def update_status(vm):
 
 
 @scenario(NOR, skip_unless=missing_tools)
-def update_installs_into_b_which_boots_and_is_kept_then_a_panicking_update_rolls_back(ctx):
+def update_b_boots_and_is_kept_then_a_panicking_or_unverified_update_rolls_back(ctx):
     g = GrubDevice(ctx)
     off2, size2 = g.put(os.path.join(ctx.images, "update.bundle"))
     # a slot whose kernel cannot start its init: its initramfs is not one
@@ -166,6 +168,19 @@ def update_installs_into_b_which_boots_and_is_kept_then_a_panicking_update_rolls
         f.write(b"\x00not an initramfs\n" * 4096)
     off3, size3 = g.put(g.sign(0, boot_image(ctx.workdir, "boot-panics",
                                              os.path.join(ctx.images, "kernel"), junk)))
+
+    # a slot whose root is not the one its manifest names: one byte changed (the bundle's own
+    # digest is of the changed image, so the install takes it; the boot's verification does not)
+    bad_root = os.path.join(ctx.workdir, "tampered.squashfs")
+    shutil.copyfile(os.path.join(ctx.images, "rootfs.squashfs"), bad_root)
+    with open(bad_root, "r+b") as f:
+        f.seek(os.path.getsize(bad_root) // 2)
+        byte = f.read(1)
+        f.seek(-1, 1)
+        f.write(bytes([byte[0] ^ 0x20]))
+    boot = boot_image(ctx.workdir, "boot-good", os.path.join(ctx.images, "kernel"),
+                      os.path.join(ctx.images, "initramfs.cpio"))
+    off4, size4 = g.put(g.sign("0t", boot, bad_root))
 
     # power-on 1: factory counters, slot A
     vm = g.power_on()
@@ -223,3 +238,30 @@ def update_installs_into_b_which_boots_and_is_kept_then_a_panicking_update_rolls
     assert st["booted"] == "B" and st["rolled_back_from"] == "A" \
         and st["slots"]["A"]["left"] == 0, st
     assert "rolled back from A" in vm.out("strata update status")
+    # no record of why: that boot never reached the init
+    assert "previous:" not in vm.out("strata status")
+
+    # a slot whose root fails verification, one try: the init reboots at once, recording why
+    rc, out = vm.sh("dd if=/dev/vdd bs=1M skip=%d status=none | head -c %d | strata update "
+                    "install --allow-downgrade --config /tmp/once.conf -" % (off4 >> 20, size4),
+                    timeout=300, check=False)
+    assert rc == 1 and "/tmp/once.conf" in out, (rc, out)  # /tmp is new at every boot
+    vm.sh("sed '/^tries /d; $a tries 1' /etc/strata/update.conf > /tmp/once.conf")
+    rc, out = vm.sh("dd if=/dev/vdd bs=1M skip=%d status=none | head -c %d | strata update "
+                    "install --allow-downgrade --config /tmp/once.conf -" % (off4 >> 20, size4),
+                    timeout=300, check=False)
+    assert rc == 0 and "slot A boots next with 1 tries" in out, (rc, out)
+    vm.poweroff()
+    vm = g.power_on(shell=False)
+    assert g.slot_said(vm) == "A"
+    vm.expect(r"FATAL: layer 'rootfs'.*slot A cannot boot: rebooting now", 120)
+    assert vm.wait_exit(60) == 0
+    assert "emergency shell" not in vm.text
+
+    # and slot B says why: the failed boot's record, from the shared boot-outcome partition
+    vm = g.power_on()
+    assert g.slot_said(vm) == "B", vm.text[-2000:]
+    status = vm.out("strata status")
+    assert re.search(r"previous: +the boot before this one FAILED: slot A: layer 'rootfs'", status), \
+        status
+    assert g.marked_good(vm, "B")["rolled_back_from"] == "A"
