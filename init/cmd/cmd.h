@@ -56,6 +56,8 @@ int cmd_analyze(int argc, char **argv);
 int cmd_mount_root(int argc, char **argv);
 /* update.c: firmware updates into the slot not running, and the boot counters */
 int cmd_update(int argc, char **argv);
+/* strata status's line on the slots, when the booted one was rolled back to; silent otherwise */
+void update_status_note(char booted);
 /* button.c: the reset-button daemon and the hotplug handler */
 int cmd_button(int argc, char **argv);
 int cmd_button_event(int argc, char **argv);

@@ -44,10 +44,14 @@
 
 #define CONF_DEFAULT "/etc/strata/update.conf"
 
+static bool status_note; /* strata status's note: its own failures are not reported */
+
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
 {
 	va_list ap;
+	if (status_note)
+		return 1;
 	fputs("strata update: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -494,10 +498,13 @@ static int install(const struct update_conf *c, const char *src, char slot, bool
 		goto out;
 	}
 	if (c->env != UPDATE_ENV_NONE) {
-		char name[32];
+		/* the version, and the tries it was given (what a rollback from it says) */
+		char name[32], tries[2] = {(char)('0' + c->tries), 0};
 		snprintf(name, sizeof(name), "STRATA_%c_VERSION", slot);
-		if (slots_activate(&env, slot, c->tries) < 0 ||
-		    bootenv_set(&env, name, h.version) || env_store(c, &envdev) < 0)
+		if (slots_activate(&env, slot, c->tries) < 0 || bootenv_set(&env, name, h.version))
+			goto out;
+		snprintf(name, sizeof(name), "STRATA_%c_TRIES", slot);
+		if (bootenv_set(&env, name, tries) || env_store(c, &envdev) < 0)
 			goto out;
 		printf("slot %c boots next with %u tries; 'strata update mark-good' there keeps "
 		       "it\n",
@@ -520,6 +527,37 @@ out:
 }
 
 /* ---- status, mark-good, rollback ----------------------------------------------- */
+
+/* "rolled back from A after 3 failed boots": the tries the failed slot was given at its install */
+static void print_rollback(const struct update_conf *c, char failed)
+{
+	char name[32];
+	unsigned tries = c->tries;
+	snprintf(name, sizeof(name), "STRATA_%c_TRIES", failed);
+	const char *t = bootenv_get(&env, name);
+	if (t && t[0] >= '1' && t[0] <= '9' && !t[1])
+		tries = (unsigned)(t[0] - '0');
+	printf("rolled back from %c after %u failed boot%s (never marked good)\n", failed, tries,
+	       tries == 1 ? "" : "s");
+}
+
+void update_status_note(char booted)
+{
+	struct update_conf c;
+	struct dev d = {.fd = -1};
+	struct slots_view v;
+	char why[160];
+	status_note = true;
+	if (load_conf(CONF_DEFAULT, &c) == 0 && c.env != UPDATE_ENV_NONE && env_load(&c, &d) == 0) {
+		if (slots_read(&env, booted, c.tries, &v, why, sizeof(why)) == 0 && v.failed) {
+			fputs("update:    ", stdout);
+			print_rollback(&c, v.failed);
+		}
+	}
+	if (d.fd >= 0)
+		close(d.fd);
+	status_note = false;
+}
 
 static int show_status(const struct update_conf *c, bool json)
 {
@@ -553,8 +591,7 @@ static int show_status(const struct update_conf *c, bool json)
 		printf("slot %c:    %u tries left%s%s\n", 'A' + i, v.left[i],
 		       ver[i] ? ", version " : "", ver[i] ? ver[i] : "");
 	if (v.failed)
-		printf("rolled back from %c: it was started %u times and never marked good\n",
-		       v.failed, c->tries);
+		print_rollback(c, v.failed);
 	return 0;
 }
 
