@@ -235,7 +235,7 @@ endif
 
 .PHONY: all run check check-powercut bench fuzz lint report deps unit docs-commands clean distclean \
 	flash-erase menuconfig \
-	print-warnings print-includes strata install rootfs \
+	print-warnings print-includes print-target-flags strata install rootfs \
 	olddefconfig savedefconfig help FORCE
 .DEFAULT_GOAL := all
 
@@ -244,6 +244,11 @@ print-warnings:
 
 print-includes:
 	@echo $(INIT_INCLUDES)
+
+# the compiler and flags the init is built with, as shell words (make bench
+# compiles each source with them, without LTO, to weigh the parts of the binary)
+print-target-flags:
+	@echo '$(subst ','\'',$(TARGET_CC) $(TARGET_FLAGS))'
 
 help:
 	$(Q)sed -n '2,/^$$/s/^# \{0,1\}//p' $(TOPDIR)/Makefile
@@ -272,10 +277,13 @@ PKGS_unit := $(PKGS_rootfs) $(PKGS_lint) $(PKGS_fuzz) gcc libc6-dev libfsverity-
 	squashfs-tools util-linux signify-openbsd libubootenv-tool grub-common grub-pc-bin \
 	u-boot-qemu u-boot-tools qemu-system-arm qemu-system-x86 fdisk e2fsprogs
 PKGS_boot := $(PKGS_images) $(QEMU_PKG_$(BOARD_ARCH))
+# make bench: the boots, and on the host the installer's throughput and peak
+# RSS (signed bundles, GNU time) and the binary's sizes
+PKGS_bench := $(PKGS_boot) signify-openbsd time binutils
 # make deps: the tests build and boot every board, each architecture's
 arch_pkgs = $(QEMU_PKG_$(1)) $(call kernel_cc_pkg,$(1)) \
 	$(if $(filter-out $(HOST_ARCH),$(1)),$(call cross_pkgs,$(1)))
-PKGS_deps = $(sort $(PKGS_unit) $(PKGS_images) $(KERNEL_BUILD_PKGS) valgrind \
+PKGS_deps = $(sort $(PKGS_unit) $(PKGS_bench) $(KERNEL_BUILD_PKGS) valgrind \
 	$(foreach a,$(ARCHS),$(call arch_pkgs,$(a))))
 
 # What each goal checks for (PKGS_<CHECK_goal>); deps, run, check and
@@ -289,7 +297,7 @@ CHECK_install := init
 CHECK_rootfs := rootfs
 CHECK_all := images
 CHECK_flash-erase := images
-CHECK_bench := boot
+CHECK_bench := bench
 CHECK_unit := unit
 CHECK_lint := lint
 CHECK_fuzz := fuzz

@@ -3,11 +3,14 @@
 beside a plain busybox-shell preinit doing the same job in the same run."""
 import argparse
 import concurrent.futures
+import fnmatch
+import glob
 import hashlib
 import json
 import os
 import re
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -464,6 +467,219 @@ def openwrt_bench(args, board_images):
     return rows, runs
 
 
+def strata_binary(args):
+    """The NOR board's static strata as the Makefile builds it (LTO, stripped), or
+    --strata's: (path, build directory or None, the stripped size make printed)"""
+    if args.strata:
+        return os.path.abspath(args.strata), None, os.path.getsize(args.strata)
+    o = os.path.join(args.out, "strata-nor")
+    subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, "qemu_x86_64_nor_defconfig"],
+                          stdout=subprocess.DEVNULL)
+    out = subprocess.check_output(["make", "-C", TOP, "O=" + o, "strata"], text=True)
+    m = re.search(r"STRIP\s+strata: (\d+) bytes", out)
+    build = os.path.join(o, "build")
+    size = int(m.group(1)) if m else os.path.getsize(os.path.join(build, "strata"))
+    return os.path.join(build, "strata"), build, size
+
+
+def random_file(path, mib):
+    if not os.path.exists(path) or os.path.getsize(path) != mib << 20:
+        with open("/dev/urandom", "rb") as src, open(path + ".tmp", "wb") as f:
+            for _ in range(mib):
+                f.write(src.read(1 << 20))
+        os.rename(path + ".tmp", path)
+    return path
+
+
+def update_setup(d, mib):
+    """d/image-N (N MiB, random), its signed bundle d/bundle-N, and d/update.conf
+    (no bootenv: the install only writes slot B's target, d/target)"""
+    d = os.path.realpath(d)  # update.conf names real paths: strata follows no symlink
+    os.makedirs(os.path.join(d, "keys"), exist_ok=True)
+    subprocess.check_call([os.path.join(TOP, "tools/mkbundle.sh"), "--new-key",
+                           os.path.join(d, "key")], stdout=subprocess.DEVNULL)
+    shutil.copy(os.path.join(d, "key", "strata.pub"), os.path.join(d, "keys", "strata.pub"))
+    open(os.path.join(d, "version"), "w").write("1\n")
+    conf = os.path.join(d, "update.conf")
+    open(conf, "w").write("compatible bench\nkeys %s/keys\nversion %s/version\n"
+                          "slot A rootfs %s/target-a\nslot B rootfs %s/target\n" % ((d,) * 4))
+    image = random_file(os.path.join(d, "image-%d" % mib), mib)
+    bundle = os.path.join(d, "bundle-%d" % mib)
+    if not os.path.exists(bundle) or os.path.getmtime(bundle) < os.path.getmtime(image):
+        subprocess.check_call([os.path.join(TOP, "tools/mkbundle.sh"), "-k",
+                               os.path.join(d, "key", "strata.sec"), "-c", "bench", "-v", "2",
+                               "-o", bundle, "rootfs=" + image])
+    return image, bundle, conf, os.path.join(d, "target")
+
+
+def run_wall(argv, stdin_file=None):
+    """wall seconds of argv (stdin_file: fed through `cat FILE |`)"""
+    t0 = time.monotonic()
+    if stdin_file:
+        cat = subprocess.Popen(["cat", stdin_file], stdout=subprocess.PIPE)
+        p = subprocess.Popen(argv, stdin=cat.stdout, stdout=subprocess.DEVNULL)
+        cat.stdout.close()
+        rc = p.wait() | cat.wait()
+    else:
+        rc = subprocess.call(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t = time.monotonic() - t0
+    if rc:
+        sys.exit("bench: %s failed" % " ".join(argv))
+    return t
+
+
+def drop_caches():
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
+def update_bench(args, strata):
+    """strata update install of one N MiB image into a regular file (from the bundle
+    file and from a pipe) against dd of the same bytes to the same file; its peak RSS
+    from a pipe for two bundle sizes. Medians of --update-runs runs."""
+    d = os.path.join(args.out, "update")
+    image, bundle, conf, target = update_setup(d, args.update_mib)
+    size = args.update_mib << 20
+    with open(target, "wb") as f:  # preallocated and written once: every run overwrites
+        f.write(open(image, "rb").read())
+    install = [strata, "update", "install", "--slot", "B", "--config", conf]
+    kinds = (
+        ("strata install BUNDLE", install + [bundle], None),
+        ("cat BUNDLE | strata install -", install + ["-"], bundle),
+        ("dd bs=64K conv=fsync", ["dd", "if=" + image, "of=" + target, "bs=64K",
+                                  "conv=fsync"], None),
+        ("dd bs=64K conv=notrunc,fsync", ["dd", "if=" + image, "of=" + target, "bs=64K",
+                                          "conv=notrunc,fsync"], None),
+    )
+    runs = {k: [] for k, _, _ in kinds}
+    for _ in range(args.update_runs):
+        for name, argv, stdin_file in kinds:
+            if args.update_drop_caches:
+                drop_caches()
+            else:  # warm: the source in the page cache, nothing dirty left to flush
+                subprocess.check_call(["cat", image, bundle], stdout=subprocess.DEVNULL)
+                os.sync()
+            runs[name].append(run_wall(argv, stdin_file))
+    if subprocess.call(["cmp", "-s", image, target]):
+        sys.exit("bench: the target does not hold the image after the runs")
+    rss = {}
+    for mib in sorted({16, args.update_mib}):
+        _, b, _, _ = update_setup(d, mib)
+        with open(target, "r+b") as f:
+            if os.path.getsize(target) < mib << 20:
+                f.truncate(mib << 20)
+        out = os.path.join(d, "rss.txt")
+        run_wall(["/usr/bin/time", "-f", "%M", "-o", out] + install + ["-"], b)
+        rss[mib] = int(open(out).read().split()[-1])
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    mbs = lambda t: size / 1e6 / t  # noqa: E731
+    dd = med["dd bs=64K conv=notrunc,fsync"]
+    rows = [("update install", "%d MiB image" % args.update_mib,
+             "into a regular file (ext4), fsync; medians of %d runs; %s" % (
+                 args.update_runs, "caches dropped before each" if args.update_drop_caches
+                 else "source in the page cache"))]
+    for name, _, _ in kinds:
+        rows.append((name, "%.0f MB/s" % mbs(med[name]),
+                     "%.3f s; ratio to dd notrunc %.2f%s" % (
+                         med[name], dd / med[name],
+                         ", target >= 0.8" if name.startswith(("strata", "cat")) else "")))
+    for mib, kb in sorted(rss.items()):
+        rows.append(("install peak RSS, %d MiB bundle, stdin" % mib, "%d KiB" % kb,
+                     "GNU time %M; target < 2048 KiB"))
+    return rows, {"seconds": runs, "mib": args.update_mib, "rss_kb": rss,
+                  "drop_caches": args.update_drop_caches}
+
+
+# What each part of the binary is, by source file (fnmatch, relative to the tree,
+# the first matching row wins); a file no row names is counted as "other".
+PARTS = (
+    ("updates", ("init/cmd/update.c", "init/lib/bundle.c", "init/lib/bootenv.c",
+                 "init/lib/slots.c", "init/lib/ed25519.c", "init/lib/sha512.c",
+                 "init/lib/signify.c")),
+    ("verity", ("init/lib/fsverity.c", "init/lib/dmverity.c", "init/lib/manifest.c",
+                "init/boot/verity.c", "init/boot/dmverity.c", "init/lib/store.c")),
+    ("reset and revert", ("init/boot/layers.c", "init/lib/request.c", "init/cmd/reset.c")),
+    ("reset button", ("init/boot/button.c", "init/boot/buttondev.c", "init/lib/buttonfsm.c",
+                      "init/cmd/button.c")),
+    ("boot record and outcome", ("init/boot/bootrec_write.c", "init/lib/bootrec.c",
+                                 "init/boot/outcome.c", "init/boot/record_io.c",
+                                 "init/lib/record.c")),
+    ("flash and upper", ("init/boot/flash.c", "init/boot/ubi.c", "init/boot/upper.c",
+                         "init/lib/flashid.c", "init/lib/mtd.c", "init/lib/caps.c")),
+    ("boot sequence", ("init/main.c", "init/boot/*.c", "init/lib/modules.c", "init/lib/opts.c",
+                       "init/lib/ovl.c", "init/lib/lowers.c", "init/lib/inroot.c")),
+    ("other commands", ("init/cmd/*.c", "init/lib/inspect.c", "init/lib/json.c")),
+    ("allocator", ("init/malloc.c",)),
+    ("printf", ("init/printf.c", "init/lib/format.c")),
+    ("helpers", ("init/lib/safefs.c", "init/lib/strbuf.c", "init/lib/util.c")),
+)
+
+
+def part_of(rel):
+    for name, globs in PARTS:
+        if any(fnmatch.fnmatch(rel, g) for g in globs):
+            return name
+    return "other"
+
+
+def binary_bench(args, build):
+    """The stripped LTO binary, and each source compiled alone with the target's flags
+    without LTO, `size` text+data summed per part (PARTS)."""
+    o = build and os.path.dirname(build)
+    if not o:  # --strata given: the NOR configuration's flags all the same
+        o = os.path.join(args.out, "strata-nor")
+        subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, "qemu_x86_64_nor_defconfig"],
+                              stdout=subprocess.DEVNULL)
+        subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, "strata"],
+                              stdout=subprocess.DEVNULL)
+        build = os.path.join(o, "build")
+    words = shlex.split(subprocess.check_output(
+        ["make", "-s", "-C", TOP, "O=" + o, "print-target-flags"], text=True))
+    cc = words[0]
+    flags = [w for w in words[1:] if not w.startswith(("-flto", "-Wl,")) and w != "-static"]
+    size_tool = subprocess.check_output([cc, "-print-prog-name=size"], text=True).strip()
+    objdir = os.path.join(args.out, "objects")
+    os.makedirs(objdir, exist_ok=True)
+    srcs = sorted(glob.glob(os.path.join(TOP, "init", "**", "*.c"), recursive=True))
+    objs = {}
+    for src in srcs:
+        rel = os.path.relpath(src, TOP)
+        obj = os.path.join(objdir, rel.replace("/", "_")[:-2] + ".o")
+        subprocess.check_call([cc] + flags + ["-c", "-o", obj, src])
+        objs[rel] = obj
+    sizes = {}
+    for line in subprocess.check_output([size_tool] + list(objs.values()),
+                                        text=True).splitlines()[1:]:
+        text, data = (int(x) for x in line.split()[:2])
+        sizes[line.split()[-1]] = text + data
+    parts = {}
+    for rel, obj in objs.items():
+        parts.setdefault(part_of(rel), []).append((rel, sizes[obj]))
+    total = sum(sizes.values())
+    # the same objects linked as the Makefile links (gc-sections), without LTO, stripped
+    nolto = os.path.join(objdir, "strata-nolto")
+    subprocess.check_call([cc] + [w for w in words[1:] if not w.startswith("-flto")] +
+                          ["-o", nolto] + list(objs.values()))
+    subprocess.check_call([subprocess.check_output([cc, "-print-prog-name=strip"],
+                                                   text=True).strip(),
+                           "-s", "-R", ".comment", nolto])
+    lto = os.path.getsize(os.path.join(build, "strata"))
+    rows = [("strata stripped, LTO (make strata)", "%d bytes" % lto,
+             "qemu_x86_64_nor, %s" % cc),
+            ("strata stripped, no LTO", "%d bytes" % os.path.getsize(nolto),
+             "the objects below linked with the same flags"),
+            ("objects, text+data, no LTO", "%d bytes" % total,
+             "each init/ source alone; musl's code is not in them")]
+    for name in sorted(parts, key=lambda n: -sum(s for _, s in parts[n])):
+        n = sum(s for _, s in parts[name])
+        rows.append(("  %s" % name, "%d bytes" % n, "%.1f%%: %s" % (
+            100.0 * n / total, " ".join("%s %d" % (r[len("init/"):], s)
+                                       for r, s in sorted(parts[name], key=lambda x: -x[1])))))
+    return rows, {"lto": lto, "nolto": os.path.getsize(nolto),
+                  "parts": {k: dict(v) for k, v in parts.items()}}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -478,9 +694,23 @@ def main():
                     help="boots per root size and mode; 0 skips the size figures")
     ap.add_argument("--openwrt-boots", type=int, default=5,
                     help="boots of each OpenWrt boot kind; 0 skips the incumbent figures")
-    ap.add_argument("--only", choices=("stack", "size", "openwrt"),
-                    help="only these figures (quick)")
+    ap.add_argument("--update-mib", type=int, default=128,
+                    help="image size of the install figures (host only); 0 skips them")
+    ap.add_argument("--update-runs", type=int, default=5)
+    ap.add_argument("--update-drop-caches", action="store_true",
+                    help="drop the page cache before each install and dd (root)")
+    ap.add_argument("--strata", help="the static strata to install with (default: "
+                    "built for qemu_x86_64_nor in OUT/strata-nor)")
+    ap.add_argument("--only", choices=("stack", "size", "openwrt", "update", "binary"),
+                    help="only these figures (quick; update and binary: host only)")
     args = ap.parse_args()
+    if args.only in ("update", "binary"):
+        strata, build, _ = strata_binary(args)
+        rows, _ = update_bench(args, strata) if args.only == "update" \
+            else binary_bench(args, build)
+        w = max(len(r[0]) for r in rows)
+        sys.stdout.write("\n".join("%-*s  %-14s %s" % (w, a, b, c) for a, b, c in rows) + "\n")
+        return
     o = os.path.join(args.out, args.board)
     subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, args.board + "_defconfig"])
     subprocess.check_call(["make", "-s", "-C", TOP, "O=" + o, "all"], stdout=subprocess.DEVNULL)
@@ -594,6 +824,11 @@ def main():
     rows += stack_rows
     size_rows, size_runs = size_bench(args, args.board) if args.size_boots else ([], {})
     rows += size_rows
+    strata, strata_build, _ = strata_binary(args)
+    update_rows, update_runs = update_bench(args, strata) if args.update_mib else ([], {})
+    rows += update_rows
+    binary_rows, binary_runs = binary_bench(args, strata_build)
+    rows += binary_rows
     w = max(len(r[0]) for r in rows)
     text = "\n".join("%-*s  %-14s %s" % (w, a, b, c) for a, b, c in rows) + "\n"
     sys.stdout.write(text)
@@ -602,7 +837,8 @@ def main():
     with open(os.path.join(args.out, "bench.json"), "w") as f:
         json.dump({"board": args.board, "results": res, "reset": reset_runs,
                    "digest": digest_runs, "stack": stack_runs, "size": size_runs,
-                   "openwrt": openwrt_runs}, f, indent=1)
+                   "openwrt": openwrt_runs, "update": update_runs,
+                   "binary": binary_runs}, f, indent=1)
     print("written to %s/bench.txt and bench.json" % args.out)
 
 
