@@ -290,6 +290,62 @@ if run "wiring: the command the init systems run" B 0 "slot B marked good" mark-
 	pass "wiring: 'strata update mark-good' from slot B keeps it"
 fi
 
+# ---- a cut at every write step of an install ----------------------------------
+# STRATA_UPDATE_CUT=N (CONFIG_STRATA_FAULT_INJECTION) stops the install dead
+# after its Nth write step: a copy of the counters stored, an image chunk
+# written, an image synced. After each, the slot the boot script would start
+# (copy 1 of the counters when its CRC holds, else copy 2: boot.cmd) must be
+# A, untouched, or B complete; and the same install, run again, must succeed.
+# (A process that stops keeps what it wrote in the page cache; the order of
+# the steps is what this proves, tests/scenarios the flash under it.)
+copy2_config=$work/fw_env2.config
+echo "$work/bootenv 0x10000 0x4000" > "$copy2_config"
+starts() { # the slot the boot script takes, by the counters' first readable copy
+	local order a b
+	if order=$(fw_printenv -c fw_env.config -n BOOT_ORDER 2> /dev/null); then
+		a=$(getenv BOOT_A_LEFT) b=$(getenv BOOT_B_LEFT)
+	else
+		order=$(fw_printenv -c "$copy2_config" -n BOOT_ORDER 2> /dev/null)
+		a=$(fw_printenv -c "$copy2_config" -n BOOT_A_LEFT 2> /dev/null)
+		b=$(fw_printenv -c "$copy2_config" -n BOOT_B_LEFT 2> /dev/null)
+	fi
+	for s in $order; do
+		if [ "$s" = A ] && [ "${a:-0}" -gt 0 ]; then echo A; return; fi
+		if [ "$s" = B ] && [ "${b:-0}" -gt 0 ]; then echo B; return; fi
+	done
+	echo none
+}
+cuts=0 bad=""
+for n in $(seq 1 40); do
+	fresh
+	STRATA_UPDATE_CUT=$n booted_as A ./strata update install --config update.conf good.bundle \
+		> cut.log 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && break # past the last step
+	if [ $rc -ne 99 ]; then
+		bad="$bad step $n: exit $rc ($(head -c 300 cut.log));"
+		continue
+	fi
+	cuts=$((cuts + 1))
+	s=$(starts)
+	if [ "$s" = A ] && grep -q slot-a-root rootfs_a; then
+		:
+	elif [ "$s" = B ] && cmp -s -n 300000 rootfs.img rootfs_b && cmp -s -n 100000 kernel.img kernel_b; then
+		:
+	else
+		bad="$bad step $n: the boot script would start '$s' ($(counters));"
+	fi
+	if ! booted_as A ./strata update install --config update.conf good.bundle > again.log 2>&1 ||
+		[ "$(starts)" != B ] || ! cmp -s -n 300000 rootfs.img rootfs_b; then
+		bad="$bad step $n: the install run again: $(head -c 300 again.log);"
+	fi
+done
+if [ -z "$bad" ] && [ $cuts -ge 8 ]; then
+	pass "power cuts: after each of the install's $cuts write steps, a whole slot boots and the install runs again"
+else
+	fail "power cuts ($cuts steps):$bad"
+fi
+
 # ---- usage and configuration errors -------------------------------------------
 got=$(./strata update 2>&1)
 rc=$?

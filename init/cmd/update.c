@@ -164,6 +164,24 @@ static int dev_pwrite(struct dev *d, const void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+/*
+ * Test hook (CONFIG_STRATA_FAULT_INJECTION): STRATA_UPDATE_CUT=N stops the
+ * install dead after its Nth write step (a copy of the counters stored, an
+ * image's chunk written, an image synced), as a power cut there would.
+ */
+static void cut_point(void)
+{
+	static long left = -1;
+	if (!CONFIG_STRATA_FAULT_INJECTION)
+		return;
+	if (left < 0) {
+		const char *s = getenv("STRATA_UPDATE_CUT");
+		left = s ? strtol(s, NULL, 10) : 0;
+	}
+	if (left > 0 && --left == 0)
+		_exit(99);
+}
+
 /* ---- the boot counters ---------------------------------------------------------- */
 
 static struct bootenv env;
@@ -201,10 +219,12 @@ static int env_store(const struct update_conf *c, struct dev *d)
 	unsigned copy;
 	int r = c->env == UPDATE_ENV_GRUB ? bootenv_serialize_grub(&env, buf, c->env_size)
 					  : bootenv_serialize_uboot(&env, buf, c->env_size, &copy);
-	for (unsigned i = 0; r == 0 && i < c->env_copies; i++)
+	for (unsigned i = 0; r == 0 && i < c->env_copies; i++) {
 		if ((r = dev_pwrite(d, buf, c->env_size, c->env_offset[i])) == 0 &&
 		    fsync(d->fd) < 0)
 			r = -errno;
+		cut_point();
+	}
 	if (r < 0)
 		fail("cannot write the boot counters '%s': %s", d->path, strerror(-r));
 	return r;
@@ -468,6 +488,7 @@ static int install(const struct update_conf *c, const char *src, char slot, bool
 				     devs[i].path, strerror(-r), slot);
 				goto out;
 			}
+			cut_point();
 			rd.pos += take, off += take, left -= take;
 		}
 		sha256_final(&sc, digest);
@@ -488,6 +509,7 @@ static int install(const struct update_conf *c, const char *src, char slot, bool
 			fail("cannot write '%s': %s", devs[i].path, strerror(errno));
 			goto out;
 		}
+		cut_point();
 		printf("  %s: %llu bytes to %s\n", h.image[i].name,
 		       (unsigned long long)h.image[i].size, devs[i].path);
 	}
