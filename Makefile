@@ -158,7 +158,10 @@ TARGET_CC_PKGS := $(if $(CROSS_COMPILE),$(if $(cross_arch),$(call cross_pkgs,$(c
 # init/cmd: the runtime commands; init/main.c dispatches (docs/layout.md)
 INIT_DIRS := lib boot cmd
 INIT_SRCS := $(sort $(wildcard $(TOPDIR)/init/*.c $(INIT_DIRS:%=$(TOPDIR)/init/%/*.c)))
-INIT_HDRS := $(wildcard $(INIT_DIRS:%=$(TOPDIR)/init/%/*.h))
+INIT_HDRS := $(wildcard $(INIT_DIRS:%=$(TOPDIR)/init/%/*.h) $(INIT_DIRS:%=$(TOPDIR)/init/%/*.def))
+# OpenWrt's names for strata's commands: links in the root and in make install's DESTDIR
+OPENWRT_NAMES := $(shell sed -n 's/^OPENWRT_NAME.\([a-z0-9_]*\),.*/\1/p' \
+	$(TOPDIR)/init/cmd/openwrt_names.def)
 INIT_INCLUDES := $(INIT_DIRS:%=-I$(TOPDIR)/init/%)
 WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wmissing-prototypes \
 	-Wstrict-prototypes -Wpointer-arith -Wvla -Wno-format-nonliteral -Wno-format-truncation
@@ -395,7 +398,7 @@ strata: $(BUILD)/strata
 
 install: $(BUILD)/strata
 	$(Q)install -D -m 0755 $(BUILD)/strata $(DESTDIR)/sbin/strata
-	$(Q)for name in firstboot factoryreset jffs2reset jffs2mark mount_root; do \
+	$(Q)for name in $(OPENWRT_NAMES); do \
 		ln -sf strata $(DESTDIR)/sbin/$$name; done
 
 endif

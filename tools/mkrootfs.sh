@@ -120,7 +120,9 @@ sbin=$(in_root "$rootfs" sbin)
 install -m 0755 "$STRATA_BIN" "$sbin/strata"
 # OpenWrt's names: fstools' programs and base-files' firstboot are replaced
 # (left in place, fstools' jffs2reset would empty the mounted data flash)
-for name in firstboot factoryreset jffs2reset jffs2mark mount_root; do
+# (init/cmd/openwrt_names.def: the dispatcher's list)
+names=$(sed -n 's/^OPENWRT_NAME.\([a-z0-9_]*\),.*/\1/p' "$TOPDIR/init/cmd/openwrt_names.def")
+for name in $names; do
 	rm -f "$sbin/$name"
 	ln -s strata "$sbin/$name"
 done

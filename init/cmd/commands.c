@@ -78,15 +78,9 @@ static const struct command commands[] = {
      "usage: BUTTON=reset ACTION=pressed|released SEEN=SECONDS strata button-event\n"
      "  OpenWrt's button hotplug handler: the daemon's policy for a release after\n"
      "  SEEN seconds. Other buttons are ignored.\n"},
-    {"firstboot", cmd_reset, "OpenWrt name: reset --full", RESET_FULL_USAGE},
-    {"factoryreset", cmd_reset, "OpenWrt name: reset --full", RESET_FULL_USAGE},
-    {"jffs2reset", cmd_reset, "OpenWrt name (fstools): reset --full", RESET_FULL_USAGE},
-    {"jffs2mark", cmd_reset, "OpenWrt name (fstools): reset --full -y",
-     "usage: jffs2mark [-r] [-k PATH]...\n  fstools' name for strata reset --full -y.\n"},
-    {"mount_root", cmd_mount_root, "OpenWrt name (fstools): the root is assembled already",
-     "usage: mount_root [done|stop]\n"
-     "  fstools' name: strata assembled the root at boot; says how. done, stop: nothing\n"
-     "  to do.\n"},
+#define OPENWRT_NAME(name, fn, summary, usage) {#name, fn, summary, usage},
+#include "openwrt_names.def"
+#undef OPENWRT_NAME
 };
 
 const struct command *command_find(const char *name)
