@@ -146,12 +146,21 @@ class GrubDevice:
             time.sleep(0.5)
         raise AssertionError("slot %s was not marked good at boot: %s" % (slot, st))
 
-    def install(self, vm, offset, size, expect_rc=0):
+    def install(self, vm, offset, size, expect_rc=0, args=""):
         # from the bundle disk through a pipe: the stream a download would be
         rc, out = vm.sh("dd if=/dev/vdd bs=1M skip=%d status=none | head -c %d | "
-                        "strata update install -" % (offset >> 20, size), timeout=300, check=False)
+                        "strata update install %s -" % (offset >> 20, size, args), timeout=300,
+                        check=False)
         assert rc == expect_rc, (rc, out)
         return out
+
+    ONCE = "--allow-downgrade --config /tmp/once.conf"
+
+    def install_once(self, vm, offset, size):
+        """An older bundle, given one try: update.conf with 'tries 1', for this install alone."""
+        vm.sh("sed '/^tries /d; $a tries 1' /etc/strata/update.conf > /tmp/once.conf")
+        out = self.install(vm, offset, size, args=self.ONCE)
+        assert "slot A boots next with 1 tries" in out, out
 
 
 def update_status(vm):
@@ -215,11 +224,7 @@ def update_b_boots_and_is_kept_then_a_panicking_or_unverified_update_rolls_back(
     # an older bundle is refused, and --allow-downgrade takes it; this one gets a single try
     out = g.install(vm, off3, size3, expect_rc=1)
     assert "older than the running" in out, out
-    vm.sh("sed '/^tries /d; $a tries 1' /etc/strata/update.conf > /tmp/once.conf")
-    rc, out = vm.sh("dd if=/dev/vdd bs=1M skip=%d status=none | head -c %d | strata update "
-                    "install --allow-downgrade --config /tmp/once.conf -" % (off3 >> 20, size3),
-                    timeout=300, check=False)
-    assert rc == 0 and "slot A boots next with 1 tries" in out, (rc, out)
+    g.install_once(vm, off3, size3)
     vm.poweroff()
 
     # power-on 3: slot A, its last try; the kernel panics and the board resets
@@ -246,15 +251,9 @@ def update_b_boots_and_is_kept_then_a_panicking_or_unverified_update_rolls_back(
     assert "previous:" not in status, status
 
     # a slot whose root fails verification, one try: the init reboots at once, recording why
-    rc, out = vm.sh("dd if=/dev/vdd bs=1M skip=%d status=none | head -c %d | strata update "
-                    "install --allow-downgrade --config /tmp/once.conf -" % (off4 >> 20, size4),
-                    timeout=300, check=False)
-    assert rc == 1 and "/tmp/once.conf" in out, (rc, out)  # /tmp is new at every boot
-    vm.sh("sed '/^tries /d; $a tries 1' /etc/strata/update.conf > /tmp/once.conf")
-    rc, out = vm.sh("dd if=/dev/vdd bs=1M skip=%d status=none | head -c %d | strata update "
-                    "install --allow-downgrade --config /tmp/once.conf -" % (off4 >> 20, size4),
-                    timeout=300, check=False)
-    assert rc == 0 and "slot A boots next with 1 tries" in out, (rc, out)
+    out = g.install(vm, off4, size4, expect_rc=1, args=g.ONCE)  # /tmp is new at every boot
+    assert "/tmp/once.conf" in out, out
+    g.install_once(vm, off4, size4)
     vm.poweroff()
     vm = g.power_on(shell=False)
     assert g.slot_said(vm) == "A"
