@@ -49,6 +49,16 @@ if ! "$top/tools/grubdisk.sh" disk.img grub.lnx "$top/board/qemu_x86_64_nor" \
 	echo "FAIL grub/layout: tools/grubdisk.sh: $(head -c 2000 layout.log)"
 	exit 1
 fi
+# the same inputs, a second later, lay out the same bytes
+sleep 1
+if "$top/tools/grubdisk.sh" again.img again.lnx "$top/board/qemu_x86_64_nor" \
+	kernel_a=cmdline_kernel initramfs_a=initramfs kernel_b=cmdline_kernel \
+	initramfs_b=initramfs 2>> layout.log && cmp -s disk.img again.img && cmp -s grub.lnx again.lnx; then
+	echo "PASS grub/layout_is_reproducible"
+else
+	echo "FAIL grub/layout_is_reproducible: a second layout of the same inputs differs"
+fi
+rm -f again.img again.lnx
 # where GRUB's environment block is: /grubenv's one block in the boot
 # partition (ext2, 1 KiB blocks), which save_env rewrites in place
 boot_off=$(($(sfdisk -d disk.img | awk -F'[=,]' '/name="boot"/ {print $2}') * 512))

@@ -24,11 +24,15 @@ parts=(boot:$((4 * MIB)) bootenv:$((256 * KIB))
 
 mkdir "$tmp/boot"
 grep -v '^#' "$board/boot.cmd" > "$tmp/boot.cmd"
-mkimage -q -A arm64 -O linux -T script -C none -d "$tmp/boot.cmd" "$tmp/boot/boot.scr" > /dev/null
+# (mkimage dates the script SOURCE_DATE_EPOCH)
+SOURCE_DATE_EPOCH=1 mkimage -q -A arm64 -O linux -T script -C none -d "$tmp/boot.cmd" "$tmp/boot/boot.scr" > /dev/null
 # fixed timestamps and UUIDs: the same inputs give the same image
-export E2FSPROGS_FAKE_TIME=0
-mke2fs -q -t ext2 -U clear -E hash_seed=00000000-0000-0000-0000-000000000000 \
+export E2FSPROGS_FAKE_TIME=1 # (0 means the real time)
+find "$tmp/boot" -exec touch -h -d @1 {} +
+mke2fs -q -t ext2 -U clear -E hash_seed=5374726b-0000-4000-8000-000000000000 \
 	-d "$tmp/boot" "$tmp/boot.ext2" 4M > /dev/null
+# mke2fs -d copies the change time, which only debugfs sets
+printf 'sif / ctime @1\nsif /boot.scr ctime @1\n' | debugfs -w -f - "$tmp/boot.ext2" > /dev/null 2>&1
 
 start=2048 script="label: gpt
 label-id: 5374726b-0000-4000-8000-000000000000
