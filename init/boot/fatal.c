@@ -34,10 +34,10 @@ static __attribute__((noreturn)) void hang(void)
 	}
 }
 
-static __attribute__((noreturn)) void do_reboot(void)
+static __attribute__((noreturn)) void do_reboot(unsigned delay_s)
 {
-	log_error("rebooting in %d s", CONFIG_STRATA_REBOOT_DELAY_S);
-	sleep(CONFIG_STRATA_REBOOT_DELAY_S);
+	log_error("rebooting in %u s", delay_s);
+	sleep(delay_s);
 	sync();
 	reboot(RB_AUTOBOOT);
 	log_error("reboot failed: %m");
@@ -108,13 +108,11 @@ void fatal(struct strata_ctx *ctx, const char *fmt, ...)
 		log_error("slot %s cannot boot: rebooting now, so that the bootloader counts the "
 			  "try (strata.fatal= keeps the board's policy)",
 			  ctx->opts.slot);
-		sync();
-		reboot(RB_AUTOBOOT);
-		log_error("reboot failed: %m");
+		do_reboot(0);
 	}
 	switch (ctx->opts.fatal) {
 	case FATAL_REBOOT:
-		do_reboot();
+		do_reboot(CONFIG_STRATA_REBOOT_DELAY_S);
 	case FATAL_HANG:
 		hang();
 	case FATAL_SHELL:
