@@ -271,3 +271,11 @@ def update_b_boots_and_is_kept_then_a_panicking_or_unverified_update_rolls_back(
     assert re.search(r"previous: +the boot before this one FAILED: slot A: layer 'rootfs'", status), \
         status
     assert g.marked_good(vm, "B")["rolled_back_from"] == "A"
+
+    # update.conf is in the root, whose upper is on the flash: a FIFO planted there blocks
+    # nothing (rcS runs to its end before busybox init starts the shell, and mark-good skips it)
+    vm.sh("rm /etc/strata/update.conf && mkfifo /etc/strata/update.conf && sync")
+    vm.poweroff()
+    vm = g.power_on()
+    assert vm.out("[ -p /etc/strata/update.conf ] && echo fifo") == "fifo"
+    assert ctx.boot_record(vm)["mode"] == "normal"
