@@ -6,6 +6,7 @@
  *   DATA/strata.state      "system N / user M / applied ID": the live generations
  *   DATA/system.N/{upper,work}, DATA/user.M/{upper,work}
  *   DATA/strata.request    a request written by "strata reset|revert"
+ *   DATA/strata.update     the first boot of an installed slot, by "strata update install"
  *   DATA/strata.trash/     what is discarded after the new root is up
  *
  * A reset builds the new generation beside the old one and switches to it by
@@ -39,6 +40,7 @@
 
 #define STATE_NAME "strata.state"
 #define REQUEST_NAME "strata.request"
+#define UPDATE_NAME "strata.update"
 #define TRASH_NAME "strata.trash"
 #define RECOVERED_NAME "strata.recovered"
 /* a keep copies at most this many entries, and at most half the free space */
@@ -169,7 +171,7 @@ static int trash(int base, const char *name, const char *tag)
 
 static int write_state(int data, const struct layer_state *st, bool durable)
 {
-	char text[128];
+	char text[256];
 	int n = state_format(st, text, sizeof(text));
 	return n < 0 ? n : safe_write_file(data, STATE_NAME, text, (size_t)n, durable);
 }
@@ -250,9 +252,7 @@ static enum state_source read_state(struct strata_ctx *ctx, const struct flash *
 	unsigned n_sys, n_user;
 	unsigned sys = newest_generation(fl->data, "system", &n_sys);
 	unsigned user = newest_generation(fl->user, "user", &n_user);
-	st->system_gen = sys ? sys : 1;
-	st->user_gen = user ? user : 1;
-	st->applied = 0;
+	*st = (struct layer_state){.system_gen = sys ? sys : 1, .user_gen = user ? user : 1};
 	if (n == -ENOENT && n_sys <= 1 && n_user <= 1 && st->system_gen == 1 && st->user_gen == 1)
 		return STATE_NEW; /* first boot, or nothing a state could have told apart */
 	if (n == -ENOENT)
@@ -278,6 +278,7 @@ struct keep_budget {
 	unsigned long long bytes;
 	unsigned skipped; /* entries of kinds that are not kept */
 	bool room_made;	  /* the discarded generations are already gone */
+	bool carry;	  /* an update: a full flash leaves a path out, nothing is deleted */
 };
 
 static int copy_xattrs_fd(int in, int out)
@@ -331,6 +332,24 @@ static int copy_data_fd(int in, int out, unsigned long long size)
  * owners, modes, xattrs (opaque markers) and times; other kinds are skipped.
  */
 static int copy_entry(int sdir, const char *name, int ddir, dev_t dev, struct keep_budget *b,
+		      unsigned depth);
+
+/* Copies what directory in holds into out. */
+static int copy_children(int in, int out, dev_t dev, struct keep_budget *b, unsigned depth)
+{
+	DIR *d = dir_stream(in);
+	struct dirent *de;
+	if (!d)
+		return -errno;
+	int r = 0;
+	while (r == 0 && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			r = copy_entry(in, de->d_name, out, dev, b, depth);
+	closedir(d);
+	return r;
+}
+
+static int copy_entry(int sdir, const char *name, int ddir, dev_t dev, struct keep_budget *b,
 		      unsigned depth)
 {
 	struct stat st;
@@ -369,22 +388,9 @@ static int copy_entry(int sdir, const char *name, int ddir, dev_t dev, struct ke
 			return -errno;
 		int in = openat(sdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		int out = openat(ddir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		DIR *d = in < 0 ? NULL : dir_stream(in);
-		if (!d || out < 0) {
-			r = -errno;
-			if (d)
-				closedir(d);
-		} else {
-			struct dirent *de;
-			while (r == 0 && (de = readdir(d))) {
-				if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-					continue;
-				r = copy_entry(in, de->d_name, out, dev, b, depth + 1);
-			}
-			closedir(d);
-			if (r == 0)
-				r = copy_attrs_fd(in, out, &st);
-		}
+		r = in < 0 || out < 0 ? -errno : copy_children(in, out, dev, b, depth + 1);
+		if (r == 0)
+			r = copy_attrs_fd(in, out, &st);
 		if (in >= 0)
 			close(in);
 		if (out >= 0)
@@ -420,7 +426,17 @@ static void note_keep_failure(struct strata_ctx *ctx, const char *path, const ch
 	size_t used = strlen(ctx->rec.keep_failed);
 	snprintf(ctx->rec.keep_failed + used, sizeof(ctx->rec.keep_failed) - used, "%s%s: %s",
 		 used ? "; " : "", path, why);
-	log_error("cannot keep %s across the reset: %s", path, why);
+	log_error("cannot keep %s: %s", path, why);
+}
+
+/* A copy that failed (r < 0), named for the record; kind as safefs found it. */
+static void keep_failed_errno(struct strata_ctx *ctx, const char *path, int r, mode_t kind)
+{
+	char why[96];
+	note_keep_failure(ctx, path,
+			  r == -EFBIG ? "larger than may be copied (half the free space, 4096 "
+					"entries)"
+				      : safe_strerror(r, kind, why, sizeof(why)));
 }
 
 /*
@@ -432,7 +448,7 @@ static void note_keep_failure(struct strata_ctx *ctx, const char *path, const ch
 static int keep_path(struct strata_ctx *ctx, const char *path, const int *from, size_t n_from,
 		     const int *to, struct keep_budget *b)
 {
-	char parent[REQ_PATH_MAX], why[96];
+	char parent[REQ_PATH_MAX];
 	const char *rel = path + 1, *slash = strrchr(rel, '/');
 	const char *leaf = slash ? slash + 1 : rel;
 	snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - rel) : 1, slash ? rel : ".");
@@ -445,7 +461,7 @@ static int keep_path(struct strata_ctx *ctx, const char *path, const int *from, 
 		if (src == -ENOENT || (src == -EFTYPE && kind == S_IFCHR))
 			continue; /* not in this layer, or deleted in it (a whiteout): look below */
 		if (src < 0) {
-			note_keep_failure(ctx, path, safe_strerror(src, kind, why, sizeof(why)));
+			keep_failed_errno(ctx, path, src, kind);
 			return 0;
 		}
 		if (fstatat(src, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -459,14 +475,10 @@ static int keep_path(struct strata_ctx *ctx, const char *path, const int *from, 
 		if (dst >= 0)
 			close(dst);
 		/* what the reset discards anyway may make the room a keep needs */
-		if (r == -ENOSPC || (r == -EFBIG && !b->room_made))
+		if ((r == -ENOSPC && !b->carry) || (r == -EFBIG && !b->room_made))
 			return -ENOSPC;
-		if (r == -EFBIG)
-			note_keep_failure(ctx, path,
-					  "larger than a reset may copy (half the free "
-					  "space, 4096 entries)");
-		else if (r < 0)
-			note_keep_failure(ctx, path, safe_strerror(r, kind, why, sizeof(why)));
+		if (r < 0)
+			keep_failed_errno(ctx, path, r, kind);
 		else
 			log_info("kept %s", path);
 		if (b->skipped) {
@@ -568,12 +580,17 @@ static unsigned long long keep_bytes(int fd)
 	return (unsigned long long)sv.f_bavail * sv.f_frsize / 2;
 }
 
-/* Builds the next generation(s) beside the live ones, kept paths copied in. */
-static int prepare_reset(struct strata_ctx *ctx, const struct flash *fl, const struct request *req,
-			 const struct layer_state *st, const struct layer_state *next,
-			 bool room_made)
+/*
+ * Builds the next generation(s) beside the live ones, kept paths copied in:
+ * both layers for a full reset and an update, the user layer alone for a
+ * reset --user.
+ */
+static __attribute__((noinline)) int prepare_reset(struct strata_ctx *ctx, const struct flash *fl,
+						   const struct request *req,
+						   const struct layer_state *st,
+						   const struct layer_state *next, bool room_made)
 {
-	bool full = req->kind == REQ_RESET_FULL;
+	bool full = req->kind != REQ_RESET_USER;
 	int from[2] = {-1, -1}, to[2] = {-1, -1}, r = 0;
 	char name[64];
 	mode_t kind;
@@ -614,8 +631,9 @@ static int prepare_reset(struct strata_ctx *ctx, const struct flash *fl, const s
 				  ? -ENAMETOOLONG
 				  : safe_open_dir(base_of(fl, layer), name, NULL);
 	}
-	struct keep_budget b = {KEEP_MAX_ENTRIES,
-				to[LAYER_USER] >= 0 ? keep_bytes(to[LAYER_USER]) : 0, 0, room_made};
+	struct keep_budget b = {req->keep_all ? ~0u : KEEP_MAX_ENTRIES,
+				to[LAYER_USER] >= 0 ? keep_bytes(to[LAYER_USER]) : 0, 0,
+				room_made || req->kind == REQ_UPDATE, req->kind == REQ_UPDATE};
 	/* pairs of (old upper, new upper): the user layer, and the system layer on a full reset */
 	int src[2], dst[2];
 	size_t n = 0;
@@ -624,6 +642,15 @@ static int prepare_reset(struct strata_ctx *ctx, const struct flash *fl, const s
 			src[n] = from[layer], dst[n++] = to[layer];
 	for (size_t i = 0; r == 0 && i < req->n_keep; i++) {
 		r = keep_path(ctx, req->keep[i], src, n, dst, &b);
+		powercut_point(ctx, "kept");
+	}
+	/* "update X all": each whole upper into its new generation */
+	for (size_t i = 0; req->keep_all && i < n; i++) {
+		struct stat up;
+		int c = fstat(src[i], &up) < 0 ? -errno
+					       : copy_children(src[i], dst[i], up.st_dev, &b, 1);
+		if (c < 0)
+			keep_failed_errno(ctx, "/", c, 0);
 		powercut_point(ctx, "kept");
 	}
 	for (int i = 0; i < 2; i++) {
@@ -635,12 +662,29 @@ static int prepare_reset(struct strata_ctx *ctx, const struct flash *fl, const s
 	return r;
 }
 
+/* The generation after live that is not other's (the other slot's). */
+static unsigned gen_after(unsigned live, unsigned other)
+{
+	unsigned gen = gen_next(live);
+	return gen == other ? gen_next(gen) : gen;
+}
+
+/*
+ * A reset drops the other slot's generations too (it asked for the changes
+ * to go): that slot's next boot shares the reset ones.
+ */
 static int apply_reset(struct strata_ctx *ctx, const struct flash *fl, const struct request *req,
 		       struct layer_state *st)
 {
 	bool full = req->kind == REQ_RESET_FULL;
-	struct layer_state next = {full ? gen_next(st->system_gen) : st->system_gen,
-				   gen_next(st->user_gen), req->id};
+	struct layer_state next = {full ? gen_after(st->system_gen, st->other_system)
+					: st->system_gen,
+				   gen_after(st->user_gen, st->other_user),
+				   req->id,
+				   st->slot,
+				   0,
+				   0,
+				   st->carried};
 	int r = prepare_reset(ctx, fl, req, st, &next, false);
 	if (r == -ENOSPC) {
 		ctx->rec.keep_failed[0] = '\0';
@@ -817,6 +861,10 @@ static void apply_request(struct strata_ctx *ctx, const struct flash *fl, struct
 			return;
 		}
 	}
+	if (req.kind == REQ_UPDATE) {
+		set_request_aside(ctx, fl->data, S_IFREG, "is an update's, not a request");
+		return;
+	}
 	int r = 0;
 	uint64_t t0 = now_boottime_ns();
 	if (req.id != st->applied) {
@@ -852,12 +900,84 @@ static void apply_request(struct strata_ctx *ctx, const struct flash *fl, struct
 }
 
 /*
+ * The slot booted and the generations it runs on. The live generations
+ * belong to the slot the state names; the other slot's are kept beside them.
+ * - The first boot of a slot "strata update install" wrote (DATA/strata.update
+ *   names it, not yet carried): new generations carrying the keep list (or
+ *   everything) from the live ones, which become the other slot's, untouched,
+ *   for a rollback. The stale ones of the firmware the update replaced go.
+ * - Another slot than the state's: its own kept generations are live again
+ *   (a rollback gets exactly the data it had), or with none, it shares the
+ *   live ones.
+ * One rename of strata.state switches; the update file goes after it and is
+ * recognised as carried by its id.
+ */
+static void slot_switch(struct strata_ctx *ctx, const struct flash *fl, struct layer_state *st)
+{
+	static char text[16384];
+	static struct request upd;
+	char x = ctx->opts.slot[0], from = st->slot ? st->slot : x == 'A' ? 'B' : 'A';
+	unsigned bad;
+	int r = 0;
+	struct layer_state next = *st;
+	const char *how = NULL;
+	ssize_t n = safe_read_file(fl->data, UPDATE_NAME, text, sizeof(text), NULL);
+	bool carry = n >= 0 && request_parse(text, &upd, &bad) == 0 && upd.kind == REQ_UPDATE &&
+		     upd.slot == x && upd.id != st->carried && st->slot != x;
+	if (st->slot == x && !carry)
+		goto done;
+	next.slot = x;
+	if (carry) {
+		log_notice("first boot of slot %c: carrying %s from slot %c (update %lu)", x,
+			   upd.keep_all ? "everything" : "the keep list", from, upd.id);
+		next.system_gen = gen_after(st->system_gen, st->other_system);
+		next.user_gen = gen_after(st->user_gen, st->other_user);
+		next.other_system = st->system_gen;
+		next.other_user = st->user_gen;
+		next.carried = upd.id;
+		how = "carried from";
+		if ((r = prepare_reset(ctx, fl, &upd, st, &next, true)) < 0)
+			goto failed;
+		barrier(ctx, "reset-prepared");
+	} else if (st->other_system) {
+		next.system_gen = st->other_system;
+		next.user_gen = st->other_user;
+		next.other_system = st->system_gen;
+		next.other_user = st->user_gen;
+		how = "switched from";
+	} else if (st->slot) {
+		how = "shared with";
+	}
+	if ((r = commit_state(ctx, fl->data, &next)) < 0)
+		goto failed;
+	if (how) {
+		snprintf(ctx->rec.slot_data, sizeof(ctx->rec.slot_data), "%s %c", how, from);
+		log_notice("slot %c: data %s (system generation %u, user generation %u)", x,
+			   ctx->rec.slot_data, next.system_gen, next.user_gen);
+	}
+	*st = next;
+done:
+	/* carried now or before; or not an update at all */
+	if (n >= 0 && (carry || upd.id == st->carried)) {
+		safe_remove(fl->data, UPDATE_NAME);
+		powercut_point(ctx, "update-removed");
+	}
+	return;
+failed:
+	snprintf(ctx->rec.request_error, sizeof(ctx->rec.request_error),
+		 "the data of slot %c could not be prepared: %s; this boot runs on slot %c's, "
+		 "and the next one tries again",
+		 x, strerror(-r), from);
+	log_error("%s", ctx->rec.request_error);
+}
+
+/*
  * Generations the state does not name (older ones, half-made ones) go to the
  * trash; after a state rebuilt from the flash they are set aside instead,
  * since nothing says which one the user's data is in.
  */
 static size_t stale_generations(struct strata_ctx *ctx, int base, const char *kind, unsigned live,
-				bool keep)
+				unsigned other, bool keep)
 {
 	DIR *d = dir_stream(base);
 	if (!d)
@@ -867,7 +987,7 @@ static size_t stale_generations(struct strata_ctx *ctx, int base, const char *ki
 	size_t n = 0;
 	while ((de = readdir(d)) && n < ARRAY_SIZE(names)) {
 		unsigned gen = gen_number(de->d_name, kind);
-		if (gen && gen != live)
+		if (gen && gen != live && gen != other)
 			snprintf(names[n++], sizeof(names[0]), "%s", de->d_name);
 	}
 	closedir(d);
@@ -1062,6 +1182,8 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 		return r;
 	}
 	enum state_source src = read_state(ctx, &fl, &st);
+	if (!volatile_upper && ctx->opts.slot[0])
+		slot_switch(ctx, &fl, &st);
 	if (!volatile_upper)
 		apply_request(ctx, &fl, &st);
 	else if (ctx->button_request != REQ_NONE)
@@ -1110,8 +1232,9 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 		 * next boot moves it again.
 		 */
 		bool keep = src == STATE_DERIVED;
-		if (stale_generations(ctx, fl.data, "system", st.system_gen, keep) +
-			stale_generations(ctx, fl.user, "user", st.user_gen, keep) >
+		if (stale_generations(ctx, fl.data, "system", st.system_gen, st.other_system,
+				      keep) +
+			stale_generations(ctx, fl.user, "user", st.user_gen, st.other_user, keep) >
 		    0)
 			powercut_point(ctx, "layers-ready");
 		/* overlayfs needs room for its work directory: a full flash cannot wait for the

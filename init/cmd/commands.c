@@ -62,13 +62,15 @@ static const struct command commands[] = {
      "usage: strata analyze [--json] [--svg FILE]\n"
      "  This boot's init phases from " STRATA_BOOT_RECORD ", as a table or an SVG timeline.\n"},
     {"update", cmd_update, "install a signed firmware bundle into the other slot",
-     "usage: strata update install [--allow-downgrade] [--slot A|B] [--config FILE] BUNDLE|-\n"
+     "usage: strata update install [--allow-downgrade] [--slot A|B] [-n|-c|--keep-all]\n"
+     "                             [-k PATH]... [--config FILE] BUNDLE|-\n"
      "       strata update status [--json] [--config FILE]\n"
      "       strata update mark-good [--config FILE]\n"
      "       strata update rollback [--config FILE]\n"
      "  install writes a signed bundle into the slot not running and makes it the next\n"
-     "  boot's; mark-good keeps the running slot (a boot not from a slot: nothing to\n"
-     "  keep, exit 0); rollback boots the other slot next.\n"
+     "  boot's; its first boot carries this slot's kept paths (-n none, -c all of /etc,\n"
+     "  --keep-all everything); mark-good keeps the running slot (a boot not from a\n"
+     "  slot: nothing to keep, exit 0); rollback boots the other slot next.\n"
      "  Settings: /etc/strata/update.conf. Exit status: 0 done, 1 refused or failed, 2 usage.\n"},
     {"button", cmd_button, "reset button daemon: hold times select a reset",
      "usage: strata button\n"

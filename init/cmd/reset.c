@@ -44,7 +44,7 @@ static int check_persistent(const char *cmd)
 static unsigned long next_request_id(int data)
 {
 	char text[256];
-	struct layer_state st = {1, 1, 0};
+	struct layer_state st = {.system_gen = 1, .user_gen = 1};
 	unsigned long applied = 0, pending_id = 0;
 	if (safe_read_file(data, "strata.state", text, sizeof(text), NULL) > 0 &&
 	    state_parse(text, &st) == 0)

@@ -215,11 +215,13 @@ int cmd_status(int argc, char **argv)
 	if (degraded)
 		printf("reason:    %s\n", reason);
 	printf("init:      %s\n", init);
-	char slot[8];
+	char slot[24];
 	if (json_get_string(text, "slot", slot, sizeof(slot)) == 0 && slot[0]) {
 		printf("slot:      %s\n", slot);
 		update_status_note(slot[0]);
 	}
+	if (json_get_string(text, "slot_data", slot, sizeof(slot)) == 0 && slot[0])
+		printf("data:      %s at this boot\n", slot);
 	show_record_notes(text);
 	show_pending_request();
 	show_flash_use();

@@ -21,6 +21,7 @@
 #include "mtd.h"
 #include "mtd_abi.h"
 #include "paths.h"
+#include "request.h"
 #include "safefs.h"
 #include "signify.h"
 #include "slots.h"
@@ -45,6 +46,10 @@
 #define CONF_DEFAULT "/etc/strata/update.conf"
 
 static bool status_note; /* strata status's note: its own failures are not reported */
+
+/* What the new slot's first boot carries from this one's data: -n, -c, --keep-all, -k */
+static struct request carry;
+enum { CARRY_LISTS, CARRY_NONE, CARRY_ALL };
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
@@ -376,7 +381,90 @@ static void hex(const uint8_t *b, size_t n, char *out)
 		sprintf(out + 2 * i, "%02x", b[i]);
 }
 
-static int install(const struct update_conf *c, const char *src, char slot, bool downgrade)
+/* Adds a keep list from the running root (a list another tool keeps: bad lines skipped). */
+static void carry_list(const char *path, char *text, size_t len)
+{
+	if (safe_read_root_file(path, text, len, NULL) < 0)
+		return;
+	if (strcmp(path, OPKG_STATUS) == 0) {
+		/* opkg's conffiles: " /etc/config/network <md5>" lines */
+		for (char *p = text; (p = strstr(p, "\n /")); p += 2) {
+			size_t n = strcspn(p + 2, " \n");
+			char c = p[2 + n];
+			p[2 + n] = '\0';
+			request_add_keep(&carry, p + 2);
+			p[2 + n] = c;
+		}
+	} else if (request_add_keep_lines(&carry, text)) {
+		printf("%s: lines that are not paths, or past %d paths, are not carried\n", path,
+		       REQ_MAX_KEEP);
+	}
+}
+
+/*
+ * DATA/strata.update: the new slot's first boot starts new generations from
+ * this slot's, carrying what OpenWrt's sysupgrade keeps (its keep.d lists,
+ * sysupgrade.conf, the packages' conffiles) and strata's keep list, or
+ * everything, or nothing; this slot's own stay as they are for a rollback
+ * (init/boot/layers.c). Durable before the slot is made bootable.
+ */
+static int store_carry(char slot, int how)
+{
+	static char text[65536];
+	char why[96];
+	unsigned long carried = 0, pending = 0;
+	struct layer_state st;
+	carry.kind = REQ_UPDATE;
+	carry.slot = slot;
+	carry.keep_all = how == CARRY_ALL;
+	if (how == CARRY_NONE)
+		carry.n_keep = 0;
+	if (how == CARRY_LISTS) {
+		static const char *const lists[] = {STRATA_KEEP_LIST, "/etc/sysupgrade.conf",
+						    OPKG_STATUS};
+		for (size_t i = 0; i < ARRAY_SIZE(lists); i++)
+			carry_list(lists[i], text, sizeof(text));
+		DIR *d = opendir(KEEP_D);
+		for (struct dirent *de; d && (de = readdir(d));) {
+			char path[300];
+			if (de->d_name[0] != '.' &&
+			    xsnprintf(path, sizeof(path), KEEP_D "/%s", de->d_name) >= 0)
+				carry_list(path, text, sizeof(text));
+		}
+		if (d)
+			closedir(d);
+	}
+	int data = safe_base(STRATA_DATA_DIR), r = data;
+	if (data >= 0) {
+		static struct request old;
+		unsigned bad;
+		if (safe_read_file(data, "strata.state", text, 512, NULL) > 0 &&
+		    state_parse(text, &st) == 0)
+			carried = st.carried;
+		if (safe_read_file(data, "strata.update", text, sizeof(text), NULL) > 0 &&
+		    request_parse(text, &old, &bad) == 0)
+			pending = old.id;
+		carry.id = request_next_id(carried, pending);
+		r = request_format(&carry, text, sizeof(text));
+		if (r >= 0)
+			r = safe_write_file(data, "strata.update", text, (size_t)r, true);
+		close(data);
+	}
+	if (r < 0)
+		return fail("cannot record what slot %c carries in '%s/strata.update': %s; slot %c "
+			    "stays unbootable",
+			    slot, STRATA_DATA_DIR, safe_strerror(r, 0, why, sizeof(why)), slot);
+	sync();
+	if (how == CARRY_LISTS)
+		printf("slot %c's first boot carries %zu kept paths of this slot's data\n", slot,
+		       carry.n_keep);
+	else
+		printf("slot %c's first boot carries %s of this slot's data\n", slot,
+		       how == CARRY_ALL ? "all" : "none");
+	return 0;
+}
+
+static int install(const struct update_conf *c, const char *src, char slot, bool downgrade, int how)
 {
 	static struct reader rd;
 	static char sigtext[1024], header[BUNDLE_HEADER_MAX];
@@ -519,6 +607,8 @@ static int install(const struct update_conf *c, const char *src, char slot, bool
 		     slot);
 		goto out;
 	}
+	if (store_carry(slot, how) < 0)
+		goto out;
 	if (c->env != UPDATE_ENV_NONE) {
 		/* the version, and the tries it was given (what a rollback from it says) */
 		char name[32], tries[2] = {(char)('0' + c->tries), 0};
@@ -599,12 +689,20 @@ static int show_status(const struct update_conf *c, bool json)
 	char b[2] = {booted, 0}, n[2] = {v.next, 0}, f[2] = {v.failed, 0};
 	if (booted && running[0])
 		ver[booted - 'A'] = running;
+	/* the other slot's data, kept for its next boot (a rollback) */
+	char text[512], kept[2] = {0, 0};
+	struct layer_state st;
+	if (safe_read_root_file(STRATA_DATA_DIR "/strata.state", text, sizeof(text), NULL) > 0 &&
+	    state_parse(text, &st) == 0 && st.slot && st.other_system)
+		kept[0] = slots_other(st.slot);
 	if (json) {
-		printf("{\"booted\": \"%s\", \"next\": \"%s\", \"order\": \"%s\", "
-		       "\"rolled_back_from\": \"%s\", \"slots\": {\"A\": {\"left\": %u, "
-		       "\"version\": \"%s\"}, \"B\": {\"left\": %u, \"version\": \"%s\"}}}\n",
-		       b, n, v.order, f, v.left[0], ver[0] ? ver[0] : "", v.left[1],
-		       ver[1] ? ver[1] : "");
+		printf(
+		    "{\"booted\": \"%s\", \"next\": \"%s\", \"order\": \"%s\", "
+		    "\"rolled_back_from\": \"%s\", \"data_kept_for\": \"%s\", \"slots\": {\"A\": "
+		    "{\"left\": %u, \"version\": \"%s\"}, \"B\": {\"left\": %u, \"version\": "
+		    "\"%s\"}}}\n",
+		    b, n, v.order, f, kept, v.left[0], ver[0] ? ver[0] : "", v.left[1],
+		    ver[1] ? ver[1] : "");
 		return 0;
 	}
 	printf("booted:    %s\n", booted ? b : "not from a slot");
@@ -612,6 +710,10 @@ static int show_status(const struct update_conf *c, bool json)
 	for (int i = 0; i < 2; i++)
 		printf("slot %c:    %u tries left%s%s\n", 'A' + i, v.left[i],
 		       ver[i] ? ", version " : "", ver[i] ? ver[i] : "");
+	if (kept[0])
+		printf("data:      slot %s's kept for its next boot (system generation %u, user "
+		       "generation %u)\n",
+		       kept, st.other_system, st.other_user);
 	if (v.failed)
 		print_rollback(c, v.failed);
 	return 0;
@@ -652,6 +754,7 @@ int cmd_update(int argc, char **argv)
 	const char *conf_path = CONF_DEFAULT, *sub = argc > 1 ? argv[1] : "", *src = NULL;
 	bool json = false, downgrade = false;
 	char slot = 0;
+	int how = CARRY_LISTS;
 	struct update_conf c;
 
 	for (int i = 2; i < argc; i++) {
@@ -662,8 +765,18 @@ int cmd_update(int argc, char **argv)
 			json = true;
 		else if (strcmp(a, "--allow-downgrade") == 0 && strcmp(sub, "install") == 0)
 			downgrade = true;
-		else if (strcmp(a, "--slot") == 0 && i + 1 < argc && strcmp(sub, "install") == 0 &&
-			 (strcmp(argv[i + 1], "A") == 0 || strcmp(argv[i + 1], "B") == 0))
+		else if (strcmp(sub, "install") == 0 &&
+			 (!strcmp(a, "-n") || !strcmp(a, "--keep-all")))
+			how = a[1] == 'n' ? CARRY_NONE : CARRY_ALL;
+		else if (strcmp(sub, "install") == 0 && strcmp(a, "-c") == 0)
+			request_add_keep(&carry, "/etc");
+		else if (strcmp(sub, "install") == 0 && strcmp(a, "-k") == 0 && i + 1 < argc) {
+			if (request_add_keep(&carry, argv[++i]) < 0)
+				return cmd_usage_error("update", "an absolute path inside the root",
+						       "cannot keep '%s'", argv[i]);
+		} else if (strcmp(a, "--slot") == 0 && i + 1 < argc &&
+			   strcmp(sub, "install") == 0 &&
+			   (strcmp(argv[i + 1], "A") == 0 || strcmp(argv[i + 1], "B") == 0))
 			slot = argv[++i][0];
 		else if (!src && strcmp(sub, "install") == 0 && (a[0] != '-' || !a[1]))
 			src = a;
@@ -703,5 +816,5 @@ int cmd_update(int argc, char **argv)
 		slot = slots_other(booted);
 	if (slot == booted)
 		return fail("slot %c is running: install into the other one", slot);
-	return install(&c, src, slot, downgrade);
+	return install(&c, src, slot, downgrade, how);
 }

@@ -111,6 +111,8 @@ int bootrec_format_json(const struct bootrec *rec, char *buf, size_t len)
 	strbuf_json_str(&sb, rec->state_repaired);
 	strbuf_puts(&sb, ",\n  \"keep_failed\": ");
 	strbuf_json_str(&sb, rec->keep_failed);
+	strbuf_puts(&sb, ",\n  \"slot_data\": ");
+	strbuf_json_str(&sb, rec->slot_data);
 	strbuf_puts(&sb, ",\n  \"revert_failed\": ");
 	strbuf_json_str(&sb, rec->revert_failed);
 	strbuf_puts(&sb, ",\n  \"fatal_phase\": ");

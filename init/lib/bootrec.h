@@ -65,6 +65,7 @@ struct bootrec {
 	char state_repaired[200]; /* why strata.state was rebuilt from the flash; "" if not */
 	char revert_failed[400];  /* paths a revert could not revert, with why */
 	char keep_failed[400];	  /* kept paths a reset could not keep, with why */
+	char slot_data[24];	  /* "carried from A", "switched from A", "shared with A"; "" */
 	char record_dev[48];	  /* where boot outcomes are kept; empty: nowhere */
 	const char *fatal_phase;  /* the phase that stopped the boot; NULL: none did */
 	char fatal_reason[512];	  /* and why */

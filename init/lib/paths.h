@@ -17,6 +17,9 @@
 #define STRATA_RESERVE_NAME "strata.reserve"
 /* the paths a reset keeps, one a line (strata reset -k PATH: one more) */
 #define STRATA_KEEP_LIST "/etc/strata/keep"
+/* what OpenWrt's sysupgrade keeps: the packages' lists, and their conffiles */
+#define KEEP_D "/lib/upgrade/keep.d"
+#define OPKG_STATUS "/usr/lib/opkg/status"
 #define STRATA_NEWROOT "/newroot"
 #define STRATA_MODULE_LIST "/etc/strata/modules"
 #define STRATA_MODULE_DEPS "/etc/strata/modules.dep"

@@ -2,6 +2,7 @@
 /* Reset and revert requests: the on-flash text, path rules, keep lists. Pure code. */
 #include "request.h"
 #include "strbuf.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -18,6 +19,8 @@ const char *request_kind_name(enum req_kind kind)
 		return "reset --full";
 	case REQ_REVERT:
 		return "revert";
+	case REQ_UPDATE:
+		return "update";
 	case REQ_NONE:
 		break;
 	}
@@ -64,9 +67,19 @@ int request_add_keep(struct request *req, const char *path)
 	int r = path_normalize(path, norm, sizeof(norm));
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < req->n_keep; i++)
-		if (strcmp(req->keep[i], norm) == 0)
-			return 0;
+	/* no kept path holds another: a copy of the inner one would collide with the outer's */
+	size_t len = strlen(norm), n = 0;
+	for (size_t i = 0; i < req->n_keep; i++) {
+		const char *k = req->keep[i];
+		size_t klen = strlen(k);
+		if (klen <= len && strncmp(norm, k, klen) == 0 &&
+		    (norm[klen] == '\0' || norm[klen] == '/'))
+			return 0; /* kept already, or inside a kept path (nothing inside norm, then)
+				   */
+		if (klen <= len || strncmp(k, norm, len) != 0 || k[len] != '/')
+			memmove(req->keep[n++], k, klen + 1);
+	}
+	req->n_keep = n;
 	if (req->n_keep == REQ_MAX_KEEP)
 		return -E2BIG;
 	memcpy(req->keep[req->n_keep++], norm, strlen(norm) + 1);
@@ -111,6 +124,26 @@ static int keep_line(char *line, void *arg)
 int request_add_keep_list(struct request *req, const char *text, unsigned *bad_line)
 {
 	return for_each_line(text, keep_line, req, bad_line);
+}
+
+struct lenient {
+	struct request *req;
+	unsigned skipped;
+};
+
+static int keep_line_or_skip(char *line, void *arg)
+{
+	struct lenient *l = arg;
+	l->skipped += request_add_keep(l->req, line) < 0;
+	return 0;
+}
+
+unsigned request_add_keep_lines(struct request *req, const char *text)
+{
+	struct lenient l = {req, 0};
+	unsigned lineno;
+	for_each_line(text, keep_line_or_skip, &l, &lineno);
+	return l.skipped;
 }
 
 struct parse_state {
@@ -158,6 +191,15 @@ static int request_line(char *line, void *arg)
 	}
 	if (strcmp(key, "keep") == 0)
 		return request_add_keep(req, val) < 0 ? -EBADMSG : 0;
+	if (strcmp(key, "update") == 0) {
+		if (req->kind != REQ_NONE || (val[0] != 'A' && val[0] != 'B') ||
+		    (val[1] && strcmp(val + 1, " all") != 0))
+			return -EBADMSG;
+		req->kind = REQ_UPDATE;
+		req->slot = val[0];
+		req->keep_all = val[1] != '\0';
+		return 0;
+	}
 	if (strcmp(key, "revert") == 0) {
 		if (req->kind != REQ_NONE && req->kind != REQ_REVERT)
 			return -EBADMSG;
@@ -205,6 +247,8 @@ int request_format(const struct request *req, char *buf, size_t len)
 	strbuf_printf(&sb, HEADER "\nid %lu\n", req->id);
 	if (req->kind == REQ_RESET_USER || req->kind == REQ_RESET_FULL)
 		strbuf_printf(&sb, "reset %s\n", req->kind == REQ_RESET_USER ? "user" : "full");
+	if (req->kind == REQ_UPDATE)
+		strbuf_printf(&sb, "update %c%s\n", req->slot, req->keep_all ? " all" : "");
 	for (size_t i = 0; i < req->n_keep; i++)
 		strbuf_printf(&sb, "keep %s\n", req->keep[i]);
 	for (size_t i = 0; i < req->n_revert; i++)
@@ -218,41 +262,48 @@ int request_format(const struct request *req, char *buf, size_t len)
 
 int state_parse(const char *text, struct layer_state *st)
 {
-	unsigned long sys = 0, user = 0, applied = 0;
-	int seen = 0;
+	static const char *const keys[] = {"system",	   "user",	 "applied", "slot",
+					   "other-system", "other-user", "carried"};
+	unsigned long v[ARRAY_SIZE(keys)] = {0};
+	unsigned seen = 0;
 	for (const char *p = text; p && *p;) {
 		const char *nl = strchr(p, '\n');
-		char key[16];
-		unsigned long v;
+		size_t klen = strcspn(p, " \n"), i = 0;
 		char *end;
-		size_t klen = strcspn(p, " \n");
-		if (klen == 0 || klen >= sizeof(key) || p[klen] != ' ')
+		while (i < ARRAY_SIZE(keys) &&
+		       (strlen(keys[i]) != klen || strncmp(p, keys[i], klen) != 0))
+			i++;
+		if (i == ARRAY_SIZE(keys) || p[klen] != ' ')
 			return -EBADMSG;
-		memcpy(key, p, klen);
-		key[klen] = '\0';
 		const char *val = p + klen + 1;
-		if (*val < '0' || *val > '9')
-			return -EBADMSG;
-		errno = 0;
-		v = strtoul(val, &end, 10);
-		if ((*end != '\n' && *end != '\0') || errno)
-			return -EBADMSG;
-		if (strcmp(key, "system") == 0)
-			sys = v, seen |= 1;
-		else if (strcmp(key, "user") == 0)
-			user = v, seen |= 2;
-		else if (strcmp(key, "applied") == 0)
-			applied = v, seen |= 4;
-		else
-			return -EBADMSG;
+		if (i == 3) {
+			/* the slot: one letter */
+			if ((*val != 'A' && *val != 'B') || (val[1] != '\n' && val[1]))
+				return -EBADMSG;
+			v[i] = (unsigned char)*val;
+		} else {
+			if (*val < '0' || *val > '9')
+				return -EBADMSG;
+			errno = 0;
+			v[i] = strtoul(val, &end, 10);
+			if ((*end != '\n' && *end != '\0') || errno)
+				return -EBADMSG;
+		}
+		seen |= 1u << i;
 		p = nl ? nl + 1 : NULL;
 	}
-	if (seen != 7 || sys == 0 || user == 0 || sys > GEN_MAX || user > GEN_MAX ||
-	    applied > REQ_ID_MAX)
+	/* the other slot's generations are both there or both not, and never the live ones */
+	if ((seen & 7) != 7 || v[0] == 0 || v[1] == 0 || v[0] > GEN_MAX || v[1] > GEN_MAX ||
+	    v[4] > GEN_MAX || v[5] > GEN_MAX || v[2] > REQ_ID_MAX || v[6] > REQ_ID_MAX ||
+	    !v[4] != !v[5] || (v[4] && (v[4] == v[0] || v[5] == v[1])))
 		return -EBADMSG;
-	st->system_gen = (unsigned)sys;
-	st->user_gen = (unsigned)user;
-	st->applied = applied;
+	st->system_gen = (unsigned)v[0];
+	st->user_gen = (unsigned)v[1];
+	st->applied = v[2];
+	st->slot = (char)v[3];
+	st->other_system = (unsigned)v[4];
+	st->other_user = (unsigned)v[5];
+	st->carried = v[6];
 	return 0;
 }
 
@@ -262,6 +313,13 @@ int state_format(const struct layer_state *st, char *buf, size_t len)
 	strbuf_init(&sb, buf, len);
 	strbuf_printf(&sb, "system %u\nuser %u\napplied %lu\n", st->system_gen, st->user_gen,
 		      st->applied);
+	if (st->slot)
+		strbuf_printf(&sb, "slot %c\n", st->slot);
+	if (st->other_system)
+		strbuf_printf(&sb, "other-system %u\nother-user %u\n", st->other_system,
+			      st->other_user);
+	if (st->carried)
+		strbuf_printf(&sb, "carried %lu\n", st->carried);
 	return strbuf_result(&sb);
 }
 

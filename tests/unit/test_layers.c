@@ -62,7 +62,9 @@ static const struct kind kinds[] = {
 };
 
 static char scratch[64];
-static char revert_failed[400]; /* the last run's record of what a revert could not revert */
+static char revert_failed[400];	   /* the last run's record of what a revert could not revert */
+static char slot_data[24];	   /* and of what it did with the slots' data */
+static const char *boot_slot = ""; /* strata.slot= of the next run */
 
 static void put(const char *path, const char *text)
 {
@@ -86,6 +88,7 @@ static void ctx_for(struct strata_ctx *ctx, const struct layout *l, const char *
 	ctx->opts.stack_levels = l->levels;
 	ctx->user_separate = l->separate;
 	snprintf(ctx->opts.powercut, sizeof(ctx->opts.powercut), "%s", cut);
+	snprintf(ctx->opts.slot, sizeof(ctx->opts.slot), "%s", boot_slot);
 }
 
 /* One boot's layer preparation in a child: its exit status (CUT_EXIT: cut), *steps its count. */
@@ -107,8 +110,8 @@ static int run_child(const struct layout *l, const char *cut, unsigned *steps, c
 		ctx_for(&ctx, l, cut);
 		int r = layers_prepare(&ctx, false, "scratch", reason, sizeof(reason));
 		char msg[1024];
-		int n = snprintf(msg, sizeof(msg), "%u %s\n%s", ctx.powercut_steps, reason,
-				 ctx.rec.revert_failed);
+		int n = snprintf(msg, sizeof(msg), "%u %s\n%s\n%s", ctx.powercut_steps, reason,
+				 ctx.rec.slot_data, ctx.rec.revert_failed);
 		if (write(fds[1], msg, (size_t)n) != n)
 			_exit(3);
 		_exit(r == 0 ? 0 : 1);
@@ -122,8 +125,11 @@ static int run_child(const struct layout *l, const char *cut, unsigned *steps, c
 	msg[n > 0 ? n : 0] = '\0';
 	unsigned s = 0;
 	int used = 0;
-	char *nl = strchr(msg, '\n');
-	snprintf(revert_failed, sizeof(revert_failed), "%s", nl ? nl + 1 : "");
+	char *nl = strchr(msg, '\n'), *nl2 = nl ? strchr(nl + 1, '\n') : NULL;
+	snprintf(revert_failed, sizeof(revert_failed), "%s", nl2 ? nl2 + 1 : "");
+	if (nl2)
+		*nl2 = '\0';
+	snprintf(slot_data, sizeof(slot_data), "%s", nl ? nl + 1 : "");
 	if (nl)
 		*nl = '\0';
 	if (sscanf(msg, "%u %n", &s, &used) >= 1) {
@@ -164,6 +170,7 @@ static void world(const struct layout *l, const struct kind *k)
 	}
 	unsigned steps;
 	char why[160];
+	boot_slot = "";
 	if (run_child(l, "", &steps, why, sizeof(why)) != 0) {
 		fprintf(stderr, "the first boot of the scratch tree failed: %s\n", why);
 		show_log();
@@ -366,6 +373,193 @@ static void a_failed_revert_reaches_the_record(void)
 	CHECK(!contains(got, "/etc/sys ") && contains(got, "/etc/config 100644 user's config"));
 }
 
+/*
+ * A/B slots over one data flash: the boots of a device that is updated, rolls
+ * back and is updated again. Each step is a boot of a slot, with the update
+ * file "strata update install" leaves before it (or none), and what that
+ * slot's system then writes.
+ */
+struct slot_boot {
+	const char *slot, *update, *edit_user, *edit_text;
+	const char *data; /* the record's slot_data */
+};
+
+static const struct slot_boot journey[] = {
+    {"A", NULL, NULL, NULL, ""},
+    {"B", "id 7\nupdate B\nkeep /etc/config\n", "/etc/config", "B's config\n", "carried from A"},
+    {"A", NULL, NULL, NULL, "switched from B"},
+    {"B", NULL, NULL, NULL, "switched from A"},
+    {"A", "id 8\nupdate A all\n", "/etc/config", "A2's config\n", "carried from B"},
+    /* an update file already carried (a cut before its removal) is not carried again */
+    {"A", "id 8\nupdate A all\n", NULL, NULL, ""},
+    {"B", "id 8\nupdate A all\n", NULL, NULL, "switched from A"},
+    {"A", "id 8\nupdate A all\n", NULL, NULL, "switched from B"},
+};
+
+static unsigned state_gen(bool other, enum req_layer layer)
+{
+	char text[256] = "";
+	struct layer_state st;
+	int fd = open("run/data/" STATE_NAME, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+	if (fd >= 0)
+		close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	if (state_parse(text, &st) < 0)
+		return 0;
+	if (other)
+		return layer == LAYER_USER ? st.other_user : st.other_system;
+	return layer == LAYER_USER ? st.user_gen : st.system_gen;
+}
+
+/* Both slots' data: the live uppers, then the other slot's. */
+static void both_slots(const struct layout *l, char *out, size_t len)
+{
+	live(l, out, len);
+	char dir[96];
+	snprintf(dir, sizeof(dir), "run/data/system.%u/upper", state_gen(true, LAYER_SYSTEM));
+	add_line(out, len, "[other system]\n");
+	walk(dir, "", out, len);
+	snprintf(dir, sizeof(dir), "%s/user.%u/upper", l->separate ? "run/userdata" : "run/data",
+		 state_gen(true, LAYER_USER));
+	add_line(out, len, "[other user]\n");
+	walk(dir, "", out, len);
+	add_line(out, len, "update file %s\n",
+		 access("run/data/" UPDATE_NAME, F_OK) == 0 ? "pending" : "none");
+}
+
+static void journey_edit(const struct layout *l, const struct slot_boot *b)
+{
+	char path[160];
+	if (!b->edit_user)
+		return;
+	snprintf(path, sizeof(path), "%s/user.%u/upper%s",
+		 l->separate ? "run/userdata" : "run/data", state_gen(false, LAYER_USER),
+		 b->edit_user);
+	put(path, b->edit_text);
+}
+
+/* Boots journey[0..upto) whole, with their edits; then the update file of journey[upto]. */
+static int journey_to(const struct layout *l, size_t upto)
+{
+	static const struct kind none = {"slots", REQ_NONE, {NULL}, {{0}}};
+	char why[160];
+	unsigned steps;
+	world(l, &none);
+	unlink("run/data/" REQUEST_NAME);
+	for (size_t i = 0; i <= upto; i++) {
+		if (journey[i].update) {
+			char text[256];
+			snprintf(text, sizeof(text), "strata-request 1\n%send\n",
+				 journey[i].update);
+			put("run/data/" UPDATE_NAME, text);
+		}
+		if (i == upto)
+			return 0;
+		boot_slot = journey[i].slot;
+		if (run_child(l, "", &steps, why, sizeof(why)) != 0) {
+			fprintf(stderr, "  slots on %s: boot %zu of slot %s failed: %s\n", l->name,
+				i, journey[i].slot, why);
+			show_log();
+			return -1;
+		}
+		journey_edit(l, &journey[i]);
+	}
+	return 0;
+}
+
+static void journey_outcome(size_t i, const char *got)
+{
+	const char *user = strstr(got, "[user]\n"), *other = strstr(got, "[other system]\n"),
+		   *other_user = strstr(got, "[other user]\n");
+	CHECK(user && other && other_user);
+	if (!user || !other || !other_user)
+		return;
+	CHECK(contains(got, "update file none\n"));
+	CHECK(!contains(got, RECOVERED_NAME));
+	switch (i) {
+	case 1: /* B's first boot: A's config carried, nothing else; A's data all there */
+		CHECK(strstr(user, "/etc/config 100644 user's config") < other);
+		CHECK(!strstr(user, "/root/dropped") || strstr(user, "/root/dropped") > other);
+		CHECK(!strstr(got, "/etc/sys ") || strstr(got, "/etc/sys ") > other);
+		CHECK(contains(other_user, "/root/dropped 100644 dropped"));
+		CHECK(contains(other, "/etc/sys 100644 system's own"));
+		break;
+	case 2: /* back on A: exactly A's data; B's kept */
+		CHECK(strstr(user, "/root/dropped 100644 dropped") < other);
+		CHECK(strstr(got, "/etc/sys 100644 system's own") < user);
+		CHECK(contains(other_user, "/etc/config 100644 B's config"));
+		break;
+	case 3: /* B again: B's own */
+		CHECK(strstr(user, "/etc/config 100644 B's config") < other);
+		CHECK(contains(other_user, "/root/dropped 100644 dropped"));
+		break;
+	case 7: /* A's new firmware again, with what it wrote: not carried again */
+		CHECK(strstr(user, "/etc/config 100644 A2's config") < other);
+		CHECK(contains(other_user, "/etc/config 100644 B's config"));
+		break;
+	case 4: /* A's new firmware: everything of B's carried, A's old data gone */
+		CHECK(strstr(user, "/etc/config 100644 B's config") < other);
+		CHECK(!contains(got, "/root/dropped"));
+		CHECK(contains(other_user, "/etc/config 100644 B's config"));
+		break;
+	default:
+		break;
+	}
+}
+
+static void slots_keep_their_data_across_updates_and_rollbacks(void)
+{
+	static char want[16384], got[16384];
+	char why[160];
+	unsigned steps, s, cuts = 0;
+	for (size_t li = 0; li < ARRAY_SIZE(layouts); li++) {
+		const struct layout *l = &layouts[li];
+		for (size_t i = 1; i < ARRAY_SIZE(journey); i++) {
+			if (journey_to(l, i) < 0) {
+				unit_check_failures++;
+				continue;
+			}
+			boot_slot = journey[i].slot;
+			int r = run_child(l, "999999", &steps, why, sizeof(why));
+			CHECK(r == 0);
+			CHECK_STR(slot_data, journey[i].data);
+			both_slots(l, want, sizeof(want));
+			journey_outcome(i, want);
+			for (unsigned n = 1; n <= steps; n++) {
+				char cut[16];
+				snprintf(cut, sizeof(cut), "%u", n);
+				if (journey_to(l, i) < 0)
+					break;
+				boot_slot = journey[i].slot;
+				if (run_child(l, cut, &s, why, sizeof(why)) != CUT_EXIT) {
+					fprintf(stderr,
+						"  slots on %s: no cut at step %u of boot %zu\n",
+						l->name, n, i);
+					unit_check_failures++;
+					continue;
+				}
+				cuts++;
+				r = run_child(l, "", &s, why, sizeof(why));
+				both_slots(l, got, sizeof(got));
+				if (r != 0 || strcmp(got, want) != 0) {
+					fprintf(stderr,
+						"  slots on %s, boot %zu cut at step %u of %u: the "
+						"next "
+						"boot %s (%s)\n--- whole run:\n%s--- after the "
+						"cut:\n%s",
+						l->name, i, n, steps, r ? "failed" : "differs", why,
+						want, got);
+					show_log();
+					unit_check_failures++;
+				}
+			}
+		}
+	}
+	printf("# %u cuts over the slots' boots\n", cuts);
+	CHECK(cuts > 20);
+}
+
 static void every_request_survives_a_cut_at_every_step(void)
 {
 	unsigned cuts = 0;
@@ -389,6 +583,7 @@ int main(void)
 	log_use_stderr();
 	RUN(a_failed_revert_reaches_the_record);
 	RUN(every_request_survives_a_cut_at_every_step);
+	RUN(slots_keep_their_data_across_updates_and_rollbacks);
 	if (chdir("/") < 0 || nftw(scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)
 		fprintf(stderr, "cannot remove %s: %m\n", scratch);
 	return UNIT_EXIT();

@@ -45,11 +45,11 @@ static unsigned next_random(void)
 static int failures;
 
 /* errno as the standard defines it after a call: ERANGE, EINVAL or 0 */
-#define CALL(expr, value, err)                                                                 \
-	do {                                                                                   \
-		errno = 0;                                                                     \
-		value = expr;                                                                  \
-		err = errno;                                                                   \
+#define CALL(expr, value, err)                                                                     \
+	do {                                                                                       \
+		errno = 0;                                                                         \
+		value = expr;                                                                      \
+		err = errno;                                                                       \
 	} while (0)
 
 static void compare(const char *s, int base)
@@ -64,21 +64,25 @@ static void compare(const char *s, int base)
 	CALL(own_strtoull(s, &e1, base), u1, err1);
 	CALL(strtoull(s, &e2, base), u2, err2);
 	if (u1 != u2 || (valid && e1 != e2) || err1 != err2) {
-		fprintf(stderr, "strtoull(\"%s\", %d): %llu end+%td errno %d, glibc %llu end+%td errno %d\n",
-			s, base, u1, e1 - s, err1, u2, e2 - s, err2);
+		fprintf(
+		    stderr,
+		    "strtoull(\"%s\", %d): %llu end+%td errno %d, glibc %llu end+%td errno %d\n", s,
+		    base, u1, e1 - s, err1, u2, e2 - s, err2);
 		failures++;
 	}
 	CALL(own_strtoul(s, &e1, base), l1, err1);
 	CALL(strtoul(s, &e2, base), l2, err2);
 	if (l1 != l2 || (valid && e1 != e2) || err1 != err2) {
-		fprintf(stderr, "strtoul(\"%s\", %d): %lu end+%td errno %d, glibc %lu end+%td errno %d\n", s,
-			base, l1, e1 - s, err1, l2, e2 - s, err2);
+		fprintf(stderr,
+			"strtoul(\"%s\", %d): %lu end+%td errno %d, glibc %lu end+%td errno %d\n",
+			s, base, l1, e1 - s, err1, l2, e2 - s, err2);
 		failures++;
 	}
 	CALL(own_strtol(s, &e1, base), s1, err1);
 	CALL(strtol(s, &e2, base), s2, err2);
 	if (s1 != s2 || (valid && e1 != e2) || err1 != err2) {
-		fprintf(stderr, "strtol(\"%s\", %d): %ld end+%td errno %d, glibc %ld end+%td errno %d\n", s,
+		fprintf(stderr,
+			"strtol(\"%s\", %d): %ld end+%td errno %d, glibc %ld end+%td errno %d\n", s,
 			base, s1, e1 - s, err1, s2, e2 - s, err2);
 		failures++;
 	}
@@ -156,8 +160,15 @@ static void numbers_parse_as_glibc_parses_them(void)
 static void strstr_finds_what_glibc_finds(void)
 {
 	static const char *const cases[][2] = {
-	    {"", ""}, {"abc", ""}, {"", "a"}, {"abc", "abc"}, {"abc", "abcd"}, {"aab", "ab"},
-	    {"PARTNAME=rootfs\nPARTNAME=data", "PARTNAME="}, {"xyz", "z"}, {"xyz", "zz"},
+	    {"", ""},
+	    {"abc", ""},
+	    {"", "a"},
+	    {"abc", "abc"},
+	    {"abc", "abcd"},
+	    {"aab", "ab"},
+	    {"PARTNAME=rootfs\nPARTNAME=data", "PARTNAME="},
+	    {"xyz", "z"},
+	    {"xyz", "zz"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		CHECK(own_strstr(cases[i][0], cases[i][1]) == strstr(cases[i][0], cases[i][1]));

@@ -41,6 +41,33 @@ static void requests_round_trip(void)
 	CHECK(request_parse(text, &out, &bad) == 0);
 	CHECK(out.id == 42 && out.kind == REQ_RESET_FULL && out.n_keep == 2);
 	CHECK_STR(out.keep[1], "/root/.ssh");
+	/* no kept path inside another: the inner one is dropped, whichever comes first */
+	CHECK(request_add_keep(&in, "/etc/dropbear/key") == 0 && in.n_keep == 2);
+	CHECK(request_add_keep(&in, "/etc/config/network") == 0 && in.n_keep == 3);
+	CHECK(request_add_keep(&in, "/etc/configs") == 0 && in.n_keep == 4);
+	CHECK(request_add_keep(&in, "/etc/config") == 0 && in.n_keep == 4);
+	CHECK_STR(in.keep[2], "/etc/configs");
+	CHECK_STR(in.keep[3], "/etc/config");
+	CHECK(request_add_keep(&in, "/etc") == 0 && in.n_keep == 2);
+	CHECK_STR(in.keep[0], "/root/.ssh");
+	CHECK_STR(in.keep[1], "/etc");
+
+	/* the first boot of an installed slot */
+	static struct request up;
+	up.id = 5;
+	up.kind = REQ_UPDATE;
+	up.slot = 'B';
+	CHECK(request_add_keep(&up, "/etc/config") == 0);
+	CHECK(request_format(&up, text, sizeof(text)) > 0);
+	CHECK(request_parse(text, &out, &bad) == 0);
+	CHECK(out.kind == REQ_UPDATE && out.slot == 'B' && !out.keep_all && out.n_keep == 1);
+	CHECK(request_parse("strata-request 1\nid 3\nupdate A all\nend\n", &out, &bad) == 0);
+	CHECK(out.kind == REQ_UPDATE && out.slot == 'A' && out.keep_all);
+	CHECK(request_parse("strata-request 1\nid 3\nupdate C\nend\n", &out, &bad) == -EBADMSG);
+	CHECK(request_parse("strata-request 1\nid 3\nupdate A most\nend\n", &out, &bad) ==
+	      -EBADMSG);
+	CHECK(request_parse("strata-request 1\nid 3\nreset full\nupdate A\nend\n", &out, &bad) ==
+	      -EBADMSG);
 
 	static struct request rv;
 	rv.id = 7;
@@ -101,11 +128,29 @@ static void keep_lists_name_the_bad_line(void)
 
 static void state_round_trips(void)
 {
-	struct layer_state st = {3, 5, 77}, out;
-	char text[64];
+	struct layer_state st = {.system_gen = 3, .user_gen = 5, .applied = 77}, out;
+	char text[160];
 	CHECK(state_format(&st, text, sizeof(text)) > 0);
+	CHECK_STR(text, "system 3\nuser 5\napplied 77\n");
 	CHECK(state_parse(text, &out) == 0);
 	CHECK(out.system_gen == 3 && out.user_gen == 5 && out.applied == 77);
+	CHECK(out.slot == 0 && out.other_system == 0 && out.carried == 0);
+	/* a slot's: the other slot's generations kept beside, the last update carried */
+	st.slot = 'B';
+	st.other_system = 2;
+	st.other_user = 4;
+	st.carried = 9;
+	CHECK(state_format(&st, text, sizeof(text)) > 0);
+	CHECK(state_parse(text, &out) == 0);
+	CHECK(out.slot == 'B' && out.other_system == 2 && out.other_user == 4 && out.carried == 9);
+	CHECK(state_parse("system 1\nuser 1\napplied 0\nslot C\n", &out) == -EBADMSG);
+	CHECK(state_parse("system 1\nuser 1\napplied 0\nslot AB\n", &out) == -EBADMSG);
+	/* both other generations or neither, and never the live ones */
+	CHECK(state_parse("system 1\nuser 1\napplied 0\nother-system 2\n", &out) == -EBADMSG);
+	CHECK(state_parse("system 1\nuser 1\napplied 0\nother-system 1\nother-user 2\n", &out) ==
+	      -EBADMSG);
+	CHECK(state_parse("system 1\nuser 1\napplied 0\nother-system 2\nother-user 2\n", &out) ==
+	      0);
 	CHECK(state_parse("system 1\nuser 1\n", &out) == -EBADMSG);
 	CHECK(state_parse("system 0\nuser 1\napplied 0\n", &out) == -EBADMSG);
 	CHECK(state_parse("system 1\nuser -1\napplied 0\n", &out) == -EBADMSG);
