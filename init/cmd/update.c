@@ -692,9 +692,12 @@ static int show_status(const struct update_conf *c, bool json)
 	/* the other slot's data, kept for its next boot (a rollback) */
 	char text[512], kept[2] = {0, 0};
 	struct layer_state st;
-	if (safe_read_root_file(STRATA_DATA_DIR "/strata.state", text, sizeof(text), NULL) > 0 &&
+	int data = safe_base(STRATA_DATA_DIR);
+	if (data >= 0 && safe_read_file(data, "strata.state", text, sizeof(text), NULL) > 0 &&
 	    state_parse(text, &st) == 0 && st.slot && st.other_system)
 		kept[0] = slots_other(st.slot);
+	if (data >= 0)
+		close(data);
 	if (json) {
 		printf(
 		    "{\"booted\": \"%s\", \"next\": \"%s\", \"order\": \"%s\", "

@@ -210,7 +210,9 @@ def update_b_boots_and_is_kept_then_a_panicking_or_unverified_update_rolls_back(
     assert re.search(rb"slot A \(2 tries left", vm.buf)
     st = g.marked_good(vm, "A")
     assert st["booted"] == "A", st
-    vm.sh("echo kept-across > /root/data && sync")
+    # the new slot's first boot carries the keep list's paths (/etc/dropbear), not the rest
+    vm.sh("mkdir -p /etc/dropbear && echo kept-across > /etc/dropbear/carried && "
+          "echo A-only > /root/data && sync")
     out = g.install(vm, off2, size2)
     assert "slot B boots next with 3 tries" in out, out
     st = update_status(vm)
@@ -225,8 +227,12 @@ def update_b_boots_and_is_kept_then_a_panicking_or_unverified_update_rolls_back(
     lower = ctx.mount_at(vm, "/run/strata/lower/0")
     n = lower["source"].removeprefix("/dev/mtdblock")
     assert '"rootfs_b"' in vm.out("grep '^mtd%s:' /proc/mtd" % n), lower
-    assert vm.out("cat /root/data") == "kept-across"
-    assert "slot:      B" in vm.out("strata status")
+    assert vm.out("cat /etc/dropbear/carried") == "kept-across"
+    assert vm.out("[ -e /root/data ] || echo absent") == "absent"
+    assert rec["slot_data"] == "carried from A", rec
+    status = vm.out("strata status")
+    assert "slot:      B" in status and "data:      carried from A at this boot" in status, status
+    vm.sh("echo B-own > /root/data && sync")
     st = g.marked_good(vm, "B")
     assert st["booted"] == "B" and st["slots"]["A"]["left"] == 3, st
     version = vm.out("cat /etc/strata/version")
@@ -240,12 +246,13 @@ def update_b_boots_and_is_kept_then_a_panicking_or_unverified_update_rolls_back(
     # power-on 3: slot A, its last try; the kernel panics and the board resets
     g.fails("A", r"Kernel panic")
 
-    # power-on 4: no tries left in A: GRUB goes back to B, on the data it had
+    # power-on 4: no tries left in A: GRUB goes back to B, on the data it had; A's kept
     vm = g.power_on()
     assert g.slot_said(vm) == "B", vm.text[-2000:]
     rec = ctx.boot_record(vm)
-    assert rec["slot"] == "B" and rec["mode"] == "normal", rec
-    assert vm.out("cat /root/data") == "kept-across"
+    assert rec["slot"] == "B" and rec["mode"] == "normal" and rec["slot_data"] == "", rec
+    assert vm.out("cat /root/data") == "B-own"
+    assert "data:      slot A's kept for its next boot" in vm.out("strata update status")
     st = g.marked_good(vm, "B")
     assert st["booted"] == "B" and st["rolled_back_from"] == "A" \
         and st["slots"]["A"]["left"] == 0, st
