@@ -87,7 +87,7 @@ booted_as() { # SLOT COMMAND...: strata run with boot.json saying SLOT
 	local slot=$1
 	shift
 	# shellcheck disable=SC2016 # expanded by that sh
-	unshare -m sh -c 'mount -t tmpfs strata /run && mkdir /run/strata &&
+	unshare -m sh -c 'mount -t tmpfs strata /run && mkdir -p /run/strata/data &&
 		printf "{\"slot\": \"%s\"}\n" "$0" > /run/strata/boot.json && exec "$@"' "$slot" "$@"
 }
 getenv() { fw_printenv -c fw_env.config -n "$1" 2> /dev/null; }
@@ -145,6 +145,18 @@ if got=$(cat good.bundle | booted_as A ./strata update install - --config update
 	pass "install -: from a pipe"
 else
 	fail "install -: from a pipe: $got"
+fi
+
+# ---- no data flash to record what the new slot carries: not made bootable ------------
+fresh
+# shellcheck disable=SC2016 # expanded by that sh
+if ! got=$(unshare -m sh -c 'mount -t tmpfs strata /run && mkdir /run/strata &&
+	echo "{\"slot\": \"A\"}" > /run/strata/boot.json && exec "$@"' sh \
+	./strata update install good.bundle --config update.conf 2>&1) &&
+	grep -qF "cannot record what slot B carries" <<<"$got" && [ "$(counters)" = "A B/3/0" ]; then
+	pass "install: refused when what slot B carries cannot be recorded; slot A stays first, B has no tries"
+else
+	fail "install without a data flash: $got (counters $(counters))"
 fi
 
 # ---- refused: the running slot stays first and whole, and the install then works ---

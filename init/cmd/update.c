@@ -607,7 +607,7 @@ static int install(const struct update_conf *c, const char *src, char slot, bool
 		     slot);
 		goto out;
 	}
-	if (store_carry(slot, how) < 0)
+	if (store_carry(slot, how) != 0)
 		goto out;
 	if (c->env != UPDATE_ENV_NONE) {
 		/* the version, and the tries it was given (what a rollback from it says) */
