@@ -36,12 +36,35 @@ san="-pthread -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-f
 mkdir -p "$out/unit"
 unit_config="$out/unit/strata_config.h" # from the Kconfig defaults, see tools/unit-config.sh
 "$top/tools/unit-config.sh" "$unit_config" || tally <<<"FAIL unit/config: tools/unit-config.sh failed"
+# init/lib built once, then every test built against it, both $jobs at a time;
+# the tests then run one by one, in order
+unit_cc() { # OUT SRC...: compiles (-c when OUT ends .o) and keeps the messages in OUT.log
+	local o=$1 c=()
+	shift
+	[ "${o%.o}" = "$o" ] || c=(-c)
+	# shellcheck disable=SC2086
+	gcc -std=gnu11 -g -O1 $warnings $san -include "$unit_config" $includes "${c[@]}" \
+		-o "$o" "$@" 2> "$o.log"
+}
+export -f unit_cc
+export warnings san unit_config includes
+mkdir -p "$out/unit/lib"
+rm -f "$out"/unit/lib/*.o
+for src in $pure_srcs; do echo "$out/unit/lib/$(basename "$src" .c).o $src"; done |
+	xargs -P "$jobs" -n 2 bash -c 'unit_cc "$@"' unit_cc || true
+lib_objs=$(for src in $pure_srcs; do echo "$out/unit/lib/$(basename "$src" .c).o"; done | tr '\n' ' ')
+for o in $lib_objs; do
+	[ -e "$o" ] || { tally <<<"FAIL unit/lib/$(basename "$o" .o): does not compile (see $o.log)"; cat "$o.log" >&2; }
+done
+for src in "$top"/tests/unit/test_*.c; do
+	name=$(basename "$src" .c)
+	rm -f "$out/unit/$name"
+	echo "$out/unit/$name $src"
+done | xargs -P "$jobs" -n 2 bash -c "unit_cc \"\$@\" $lib_objs" unit_cc || true
 for src in "$top"/tests/unit/test_*.c; do
 	name=$(basename "$src" .c)
 	bin="$out/unit/$name"
-	# shellcheck disable=SC2086
-	if ! gcc -std=gnu11 -g -O1 $warnings $san -include "$unit_config" $includes \
-		-o "$bin" "$src" $pure_srcs 2> "$bin.log"; then
+	if [ ! -x "$bin" ]; then
 		tally <<<"FAIL unit/$name: does not compile (see $bin.log)"
 		cat "$bin.log" >&2
 		continue
@@ -170,6 +193,15 @@ if [ $unit_only = 0 ]; then
 				"$out/qemu_x86_64_nor.build.log" "$out/bundle"
 		else
 			tally <<<"SKIP bundle/qemu_x86_64_nor: the board was not built"
+		fi
+	fi
+	# ---- OpenWrt's sysupgrade installing that bundle (the openwrt variant's root) ----
+	if [[ sysupgrade/ =~ $filter ]]; then
+		if [[ " $built " == *" qemu_x86_64_nor@openwrt "* ]]; then
+			run_tallied sysupgrade "$top/tests/sysupgrade.sh" "$out/qemu_x86_64_nor@openwrt" \
+				"$out/sysupgrade"
+		elif [ -s "$out/qemu_x86_64_nor@openwrt.build.log" ]; then
+			tally <<<"SKIP sysupgrade/openwrt: $(tail -n 1 "$out/qemu_x86_64_nor@openwrt.build.log")"
 		fi
 	fi
 	# ---- the firmware-build recipes build strata through its make interface -------

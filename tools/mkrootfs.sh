@@ -144,6 +144,18 @@ if [ -n "$UPDATE_CONF" ]; then
 	install -m 0644 "$pub" "$etc/keys/$(basename "$pub")"
 	echo "$VERSION" > "$etc/version"
 	chmod 0644 "$etc/update.conf" "$etc/version"
+	# an OpenWrt root: sysupgrade installs bundles into the other slot, and
+	# procd's end of boot marks the booted slot good (overlays/examples/procd)
+	upgrade=$(in_root "$rootfs" lib/upgrade)
+	if [ -d "$upgrade" ] && [ -f "$upgrade/common.sh" ]; then
+		ex=$TOPDIR/overlays/examples/procd
+		step UPDATE "OpenWrt: /lib/upgrade/strata.sh, /etc/init.d/strata-mark-good (enabled)"
+		install -m 0644 "$ex/lib/upgrade/strata.sh" "$upgrade/strata.sh"
+		initd=$(in_root "$rootfs" etc/init.d)
+		mkdir -p "$initd" "$(in_root "$rootfs" etc/rc.d)"
+		install -m 0755 "$ex/etc/init.d/strata-mark-good" "$initd/strata-mark-good"
+		ln -sfn ../init.d/strata-mark-good "$(in_root "$rootfs" etc/rc.d)/S99strata-mark-good"
+	fi
 fi
 init=$(in_root "$rootfs" sbin/init)
 [ -e "$init" ] || echo "mkrootfs: warning: $root_name has no /sbin/init (set STRATA_INIT)" >&2

@@ -424,7 +424,11 @@ static int store_carry(char slot, int how)
 						    OPKG_STATUS};
 		for (size_t i = 0; i < ARRAY_SIZE(lists); i++)
 			carry_list(lists[i], text, sizeof(text));
-		DIR *d = opendir(KEEP_D);
+		/* a symlinked directory is not listed (the files in it are read the same way) */
+		int dfd = safe_open_path_dir(KEEP_D, NULL);
+		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+		if (dfd >= 0 && !d)
+			close(dfd);
 		for (struct dirent *de; d && (de = readdir(d));) {
 			char path[300];
 			if (de->d_name[0] != '.' &&
