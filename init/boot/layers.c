@@ -922,8 +922,8 @@ static void slot_switch(struct strata_ctx *ctx, const struct flash *fl, struct l
 	struct layer_state next = *st;
 	const char *how = NULL;
 	ssize_t n = safe_read_file(fl->data, UPDATE_NAME, text, sizeof(text), NULL);
-	bool carry = n >= 0 && request_parse(text, &upd, &bad) == 0 && upd.kind == REQ_UPDATE &&
-		     upd.slot == x && upd.id != st->carried && st->slot != x;
+	bool valid = n >= 0 && request_parse(text, &upd, &bad) == 0 && upd.kind == REQ_UPDATE;
+	bool carry = valid && upd.slot == x && upd.id != st->carried && st->slot != x;
 	if (st->slot == x && !carry)
 		goto done;
 	next.slot = x;
@@ -957,8 +957,11 @@ static void slot_switch(struct strata_ctx *ctx, const struct flash *fl, struct l
 	}
 	*st = next;
 done:
-	/* carried now or before; or not an update at all */
-	if (n >= 0 && (carry || upd.id == st->carried)) {
+	/* carried now or before; or not an update at all (no install writes that) */
+	if (n >= 0 && (carry || !valid || upd.id == st->carried)) {
+		if (!valid)
+			log_warn("%s/%s is not an update record: removed", STRATA_DATA_DIR,
+				 UPDATE_NAME);
 		safe_remove(fl->data, UPDATE_NAME);
 		powercut_point(ctx, "update-removed");
 	}

@@ -394,6 +394,8 @@ static const struct slot_boot journey[] = {
     {"A", "id 8\nupdate A all\n", NULL, NULL, ""},
     {"B", "id 8\nupdate A all\n", NULL, NULL, "switched from A"},
     {"A", "id 8\nupdate A all\n", NULL, NULL, "switched from B"},
+    /* an update file that is not one (no install writes it) is removed, nothing carried */
+    {"B", "id 9\nupdate B\nfrobnicate /etc\n", NULL, NULL, "switched from A"},
 };
 
 static unsigned state_gen(bool other, enum req_layer layer)
