@@ -147,6 +147,40 @@ else
 	fail "install -: from a pipe: $got"
 fi
 
+# ---- what the new slot's first boot carries: the record each option leaves ---------
+# (OpenWrt's lists, -n and -c through OpenWrt's own sysupgrade: tests/sysupgrade.sh)
+carried() { # OPTIONS...: the carry record an install with them leaves
+	fresh
+	# shellcheck disable=SC2016 # expanded by that sh
+	booted_as A sh -c './strata update install "$@" good.bundle --config update.conf \
+		>/dev/null 2>&1 && cat /run/strata/data/strata.update' sh "$@" | tr '\n' ' '
+}
+got=$(carried --keep-all)
+if [[ "$got" == *"update B all "* && "$got" != *keep* ]]; then
+	pass "install --keep-all: the first boot of B carries everything"
+else
+	fail "install --keep-all: record '$got'"
+fi
+got=$(carried -k /etc/dropbear -k /root/x)
+if [[ "$got" == *"update B "*"keep /etc/dropbear keep /root/x end "* ]]; then
+	pass "install -k PATH...: the named paths beside the lists'"
+else
+	fail "install -k: record '$got'"
+fi
+got=$(carried -n -k /root/x)
+if [[ "$got" == *"update B end "* ]]; then
+	pass "install -n: nothing carried, whatever else was named"
+else
+	fail "install -n: record '$got'"
+fi
+got=$(carried -k relative 2>&1)
+if [ -z "$got" ] && ! booted_as A ./strata update install -k relative good.bundle \
+	--config update.conf >/dev/null 2>&1 && [ "$(counters)" = "A B/3/3" ]; then
+	pass "install -k with a relative path: refused before anything is written"
+else
+	fail "install -k relative: record '$got', counters $(counters)"
+fi
+
 # ---- no data flash to record what the new slot carries: not made bootable ------------
 fresh
 # shellcheck disable=SC2016 # expanded by that sh
