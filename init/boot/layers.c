@@ -112,13 +112,13 @@ static void barrier(struct strata_ctx *ctx, const char *point)
 static __attribute__((warn_unused_result)) int gen_name(char *buf, size_t len, enum req_layer layer,
 							unsigned gen)
 {
-	return xsnprintf(buf, len, "%s.%u", layer == LAYER_USER ? "user" : "system", gen);
+	return xsnprintf(buf, len, "%s.%u", layer_name(layer), gen);
 }
 
 static __attribute__((warn_unused_result)) int upper_name(char *buf, size_t len,
 							  enum req_layer layer, unsigned gen)
 {
-	return xsnprintf(buf, len, "%s.%u/upper", layer == LAYER_USER ? "user" : "system", gen);
+	return xsnprintf(buf, len, "%s.%u/upper", layer_name(layer), gen);
 }
 
 /* Opens dir (strata's own directory at the top of base), replacing junk of another kind there. */
@@ -559,7 +559,7 @@ static void make_room(struct strata_ctx *ctx, const struct flash *fl, const stru
 		safe_remove(fl->user, TRASH_NAME);
 	for (int layer = LAYER_USER; layer <= LAYER_SYSTEM; layer++) {
 		char dir[64];
-		unsigned gen = layer == LAYER_USER ? st->user_gen : st->system_gen;
+		unsigned gen = state_gen_of(st, layer);
 		if ((layer == LAYER_SYSTEM && !full) ||
 		    upper_name(dir, sizeof(dir), layer, gen) < 0)
 			continue;
@@ -599,8 +599,7 @@ static __attribute__((noinline)) int prepare_reset(struct strata_ctx *ctx, const
 	for (int layer = LAYER_USER; layer <= LAYER_SYSTEM; layer++) {
 		if (layer == LAYER_SYSTEM && !full)
 			continue;
-		if ((r = gen_name(name, sizeof(name), layer,
-				  layer == LAYER_USER ? next->user_gen : next->system_gen)) < 0)
+		if ((r = gen_name(name, sizeof(name), layer, state_gen_of(next, layer))) < 0)
 			return r;
 		r = 0;
 		if (safe_kind(base_of(fl, layer), name, &kind) != -ENOENT &&
@@ -611,8 +610,7 @@ static __attribute__((noinline)) int prepare_reset(struct strata_ctx *ctx, const
 	for (int layer = LAYER_USER; layer <= LAYER_SYSTEM && r == 0; layer++) {
 		if (layer == LAYER_SYSTEM && !full)
 			break;
-		r = upper_name(name, sizeof(name), layer,
-			       layer == LAYER_USER ? next->user_gen : next->system_gen);
+		r = upper_name(name, sizeof(name), layer, state_gen_of(next, layer));
 		if (r >= 0)
 			r = safe_mkdirs(base_of(fl, layer), name, 0755, NULL);
 		if (r == 0)
@@ -626,8 +624,7 @@ static __attribute__((noinline)) int prepare_reset(struct strata_ctx *ctx, const
 	}
 	/* the current content of a kept path lives in the topmost upper that has it */
 	for (int layer = LAYER_USER; layer <= LAYER_SYSTEM; layer++) {
-		from[layer] = upper_name(name, sizeof(name), layer,
-					 layer == LAYER_USER ? st->user_gen : st->system_gen) < 0
+		from[layer] = upper_name(name, sizeof(name), layer, state_gen_of(st, layer)) < 0
 				  ? -ENAMETOOLONG
 				  : safe_open_dir(base_of(fl, layer), name, NULL);
 	}
@@ -714,8 +711,7 @@ static int revert_path(const struct flash *fl, const struct layer_state *st,
 	char upper[64], parent[REQ_PATH_MAX];
 	struct stat up_st, target;
 	int base = base_of(fl, e->layer);
-	if (upper_name(upper, sizeof(upper), e->layer,
-		       e->layer == LAYER_USER ? st->user_gen : st->system_gen) < 0)
+	if (upper_name(upper, sizeof(upper), e->layer, state_gen_of(st, e->layer)) < 0)
 		return -ENAMETOOLONG;
 	const char *rel = e->path + 1, *slash = strrchr(rel, '/');
 	const char *leaf = slash ? slash + 1 : rel;
@@ -754,7 +750,7 @@ static int apply_revert(struct strata_ctx *ctx, const struct flash *fl, const st
 {
 	for (size_t i = 0; i < req->n_revert; i++) {
 		const struct revert_entry *e = &req->revert[i];
-		const char *layer = e->layer == LAYER_USER ? "user" : "system";
+		const char *layer = layer_name(e->layer);
 		int r = revert_path(fl, st, e);
 		if (r == -ENOENT)
 			log_info("revert %s: nothing in the %s layer", e->path, layer);
@@ -1151,8 +1147,7 @@ static void adopt_sysupgrade_tgz(struct strata_ctx *ctx, const struct flash *fl,
 			 r < 0 ? safe_strerror(r, kind, why, sizeof(why)) : safe_kind_name(kind));
 		return;
 	}
-	int dir = upper_name(upper, sizeof(upper), top,
-			     top == LAYER_USER ? st->user_gen : st->system_gen) < 0
+	int dir = upper_name(upper, sizeof(upper), top, state_gen_of(st, top)) < 0
 		      ? -ENAMETOOLONG
 		      : safe_open_dir(base_of(fl, top), upper, NULL);
 	r = dir < 0 ? dir : renameat(fl->data, tgz, dir, tgz) < 0 ? -errno : 0;
@@ -1214,8 +1209,7 @@ int layers_prepare(struct strata_ctx *ctx, bool volatile_upper, const char *name
 	/* an upper and a work directory per level: a one-level stack leaves the user layer alone */
 	for (unsigned level = 0; r == 0 && level < ctx->opts.stack_levels && level < 2; level++) {
 		enum req_layer layer = level == 0 ? LAYER_SYSTEM : LAYER_USER;
-		r = live_dirs(ctx, base_of(&fl, layer), layer,
-			      layer == LAYER_USER ? st.user_gen : st.system_gen);
+		r = live_dirs(ctx, base_of(&fl, layer), layer, state_gen_of(&st, layer));
 		if (r < 0)
 			snprintf(reason, reasonlen, "cannot create %s on '%s': %s",
 				 layer == LAYER_USER ? ctx->user_upper : ctx->system_upper, name,

@@ -117,7 +117,7 @@ static void show_pending_request(void)
 				       req.n_keep == 1 ? "" : "s");
 			for (size_t i = 0; i < req.n_revert; i++)
 				printf("%s %s (%s)", i ? "," : ":", req.revert[i].path,
-				       req.revert[i].layer == LAYER_USER ? "user" : "system");
+				       layer_name(req.revert[i].layer));
 			printf("\n");
 		}
 	}

@@ -252,8 +252,7 @@ int request_format(const struct request *req, char *buf, size_t len)
 	for (size_t i = 0; i < req->n_keep; i++)
 		strbuf_printf(&sb, "keep %s\n", req->keep[i]);
 	for (size_t i = 0; i < req->n_revert; i++)
-		strbuf_printf(&sb, "revert %s %s\n",
-			      req->revert[i].layer == LAYER_USER ? "user" : "system",
+		strbuf_printf(&sb, "revert %s %s\n", layer_name(req->revert[i].layer),
 			      req->revert[i].path);
 	/* the end marker makes a truncated file (a torn write) detectable */
 	strbuf_puts(&sb, "end\n");

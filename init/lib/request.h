@@ -70,6 +70,15 @@ struct layer_state {
 	unsigned other_system, other_user;
 	unsigned long carried;
 };
+/* The layers' names and live generations, said once. */
+static inline const char *layer_name(enum req_layer layer)
+{
+	return layer == LAYER_USER ? "user" : "system";
+}
+static inline unsigned state_gen_of(const struct layer_state *st, enum req_layer layer)
+{
+	return layer == LAYER_USER ? st->user_gen : st->system_gen;
+}
 /*
  * "system N\nuser N\napplied ID\n", then, once a slot was booted, "slot X\n",
  * "other-system N\nother-user N\n" and "carried ID\n" where they are set.
