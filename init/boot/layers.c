@@ -38,11 +38,6 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#define STATE_NAME "strata.state"
-#define REQUEST_NAME "strata.request"
-#define UPDATE_NAME "strata.update"
-#define TRASH_NAME "strata.trash"
-#define RECOVERED_NAME "strata.recovered"
 /* a keep copies at most this many entries, and at most half the free space */
 #define KEEP_MAX_ENTRIES 4096u
 #define KEEP_MAX_DEPTH 64u

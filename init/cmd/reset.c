@@ -46,13 +46,13 @@ static unsigned long next_request_id(int data)
 	char text[256];
 	struct layer_state st = {.system_gen = 1, .user_gen = 1};
 	unsigned long applied = 0, pending_id = 0;
-	if (safe_read_file(data, "strata.state", text, sizeof(text), NULL) > 0 &&
+	if (safe_read_file(data, STATE_NAME, text, sizeof(text), NULL) > 0 &&
 	    state_parse(text, &st) == 0)
 		applied = st.applied;
 	static struct request pending;
 	static char req[16384];
 	unsigned bad;
-	if (safe_read_file(data, "strata.request", req, sizeof(req), NULL) > 0 &&
+	if (safe_read_file(data, REQUEST_NAME, req, sizeof(req), NULL) > 0 &&
 	    request_parse(req, &pending, &bad) == 0)
 		pending_id = pending.id;
 	return request_next_id(applied, pending_id);
@@ -92,11 +92,11 @@ static int store(const char *cmd, struct request *req, bool reboot_now)
 		return 1;
 	}
 	/* whatever sits at the request's names (a FIFO, a directory, a symlink) is replaced */
-	int r = safe_write_file(data, "strata.request", text, (size_t)n, true);
+	int r = safe_write_file(data, REQUEST_NAME, text, (size_t)n, true);
 	if (r == -ENOSPC && safe_remove(data, STRATA_RESERVE_NAME) == 0) {
 		/* a full flash: the space strata held back for this, taken back at the next boot */
 		sync();
-		r = safe_write_file(data, "strata.request", text, (size_t)n, true);
+		r = safe_write_file(data, REQUEST_NAME, text, (size_t)n, true);
 		if (r == 0)
 			fprintf(stderr,
 				"%s: the data flash is full; used the space held back for "

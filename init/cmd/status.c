@@ -97,8 +97,7 @@ static void show_pending_request(void)
 	int data = safe_base(STRATA_DATA_DIR);
 	mode_t kind = 0;
 	ssize_t req_len =
-	    data < 0 ? data
-		     : safe_read_file(data, "strata.request", req_text, sizeof(req_text), &kind);
+	    data < 0 ? data : safe_read_file(data, REQUEST_NAME, req_text, sizeof(req_text), &kind);
 	if (data >= 0)
 		close(data);
 	if (req_len != -ENOENT && req_len < 0 && data >= 0) {

@@ -442,16 +442,16 @@ static int store_carry(char slot, int how)
 	if (data >= 0) {
 		static struct request old;
 		unsigned bad;
-		if (safe_read_file(data, "strata.state", text, 512, NULL) > 0 &&
+		if (safe_read_file(data, STATE_NAME, text, 512, NULL) > 0 &&
 		    state_parse(text, &st) == 0)
 			carried = st.carried;
-		if (safe_read_file(data, "strata.update", text, sizeof(text), NULL) > 0 &&
+		if (safe_read_file(data, UPDATE_NAME, text, sizeof(text), NULL) > 0 &&
 		    request_parse(text, &old, &bad) == 0)
 			pending = old.id;
 		carry.id = request_next_id(carried, pending);
 		r = request_format(&carry, text, sizeof(text));
 		if (r >= 0)
-			r = safe_write_file(data, "strata.update", text, (size_t)r, true);
+			r = safe_write_file(data, UPDATE_NAME, text, (size_t)r, true);
 		close(data);
 	}
 	if (r < 0)
@@ -697,7 +697,7 @@ static int show_status(const struct update_conf *c, bool json)
 	char text[512], kept[2] = {0, 0};
 	struct layer_state st;
 	int data = safe_base(STRATA_DATA_DIR);
-	if (data >= 0 && safe_read_file(data, "strata.state", text, sizeof(text), NULL) > 0 &&
+	if (data >= 0 && safe_read_file(data, STATE_NAME, text, sizeof(text), NULL) > 0 &&
 	    state_parse(text, &st) == 0 && st.slot && st.other_system)
 		kept[0] = slots_other(st.slot);
 	if (data >= 0)

@@ -12,7 +12,13 @@
 #define STRATA_STORE STRATA_DATA_DIR "/" CONFIG_STRATA_STORE_DIR
 #define STRATA_USERDATA_DIR STRATA_RUN_DIR "/userdata"
 #define STRATA_SYSTEM_DIR STRATA_RUN_DIR "/system"
-#define STRATA_REQUEST_FILE STRATA_DATA_DIR "/strata.request"
+/* strata's names at the top of the data filesystem (docs/reset.md) */
+#define STATE_NAME "strata.state"
+#define REQUEST_NAME "strata.request"
+#define UPDATE_NAME "strata.update"
+#define TRASH_NAME "strata.trash"
+#define RECOVERED_NAME "strata.recovered"
+#define STRATA_REQUEST_FILE STRATA_DATA_DIR "/" REQUEST_NAME
 /* space held back on the data filesystem so that a reset can be recorded on a full flash */
 #define STRATA_RESERVE_NAME "strata.reserve"
 /* the paths a reset keeps, one a line (strata reset -k PATH: one more) */
