@@ -104,9 +104,7 @@ static int ubi_upper(const char *name, unsigned percent, struct data_source *ds)
 	if (xsnprintf(ds->src, sizeof(ds->src), "ubi0:%s", name) < 0 ||
 	    xsnprintf(ds->dev, sizeof(ds->dev), "/dev/ubi0_%d", vol_id) < 0)
 		return -ENAMETOOLONG;
-	/* devtmpfs creates the node asynchronously */
-	for (int i = 0; i < 200 && access(ds->dev, F_OK) < 0; i++)
-		nanosleep(&(struct timespec){0, 5000000}, NULL);
+	wait_for_path(ds->dev, 1000); /* not there: the mount names it */
 	return 0;
 }
 

@@ -146,8 +146,5 @@ int ubi_block_device(int ubi, int vol_id, char *dev, size_t devlen)
 	struct ubi_blkcreate_req req = {0};
 	int r = ioctl(fd, UBI_IOCVOLCRBLK, &req) < 0 && errno != EEXIST ? -errno : 0;
 	close(fd);
-	/* devtmpfs creates the node asynchronously */
-	for (int i = 0; r == 0 && i < 200 && access(dev, F_OK) < 0; i++)
-		usleep(5000);
-	return r == 0 && access(dev, F_OK) < 0 ? -ENODEV : r;
+	return r < 0 ? r : wait_for_path(dev, 1000);
 }

@@ -248,3 +248,13 @@ int parse_uint(const char *s, unsigned max, unsigned *out)
 	*out = (unsigned)v;
 	return 0;
 }
+
+int wait_for_path(const char *path, unsigned ms)
+{
+	for (unsigned waited = 0; access(path, F_OK) < 0; waited += 5) {
+		if (waited >= ms)
+			return -ENODEV;
+		nanosleep(&(struct timespec){0, 5000000}, NULL);
+	}
+	return 0;
+}

@@ -28,6 +28,9 @@ long proc_status_kb(const char *status, const char *key);
 int parse_uint(const char *s, unsigned max, unsigned *out);
 
 ssize_t read_file(const char *path, char *buf, size_t len);
+/* Waits up to ms for path to exist (devtmpfs makes a new device's node
+ * asynchronously); 0 once it does, else -ENODEV. */
+int wait_for_path(const char *path, unsigned ms);
 /* Reads fd to its end or len - 1 bytes and NUL-terminates; the length or -errno. */
 ssize_t read_fd(int fd, char *buf, size_t len);
 /* Writes path.tmp, fsyncs it when durable, renames it over path. */

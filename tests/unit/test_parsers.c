@@ -12,7 +12,11 @@
 #include "../../init/lib/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 static const char proc_mtd[] = "dev:    size   erasesize  name\n"
 			       "mtd0: 02000000 00020000 \"rootfs\"\n"
@@ -520,6 +524,32 @@ static void outcome_record_round_trips(void)
 	CHECK(crc32_ieee(0, "123456789", 9) == 0xCBF43926u);
 }
 
+static void *make_node_later(void *path)
+{
+	nanosleep(&(struct timespec){0, 30000000}, NULL);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+	return NULL;
+}
+
+/* a device node devtmpfs makes after the call that asked for it */
+static void waiting_for_a_node(void)
+{
+	char path[] = "/tmp/strata-node-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK(wait_for_path(path, 0) == 0);
+	unlink(path);
+	uint64_t t0 = now_boottime_ns();
+	CHECK(wait_for_path(path, 20) == -ENODEV);
+	CHECK(now_boottime_ns() - t0 >= 20000000);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, make_node_later, path) == 0);
+	CHECK(wait_for_path(path, 2000) == 0);
+	pthread_join(t, NULL);
+	unlink(path);
+}
+
 int main(void)
 {
 	RUN(mtd_finds_by_exact_name);
@@ -543,5 +573,6 @@ int main(void)
 	RUN(flash_contents_are_told_apart);
 	RUN(outcome_record_round_trips);
 	RUN(fsctx_first_error_is_kept);
+	RUN(waiting_for_a_node);
 	return UNIT_EXIT();
 }
