@@ -543,14 +543,18 @@ def update_bench(args, strata):
     size = args.update_mib << 20
     with open(target, "wb") as f:  # preallocated and written once: every run overwrites
         f.write(open(image, "rb").read())
-    install = [strata, "update", "install", "--slot", "B", "--config", conf]
+    # every run in a private /run with a data directory, where the install records what the
+    # new slot carries (dd too, so that both pay for the namespace)
+    private = ["unshare", "-m", "sh", "-c", "mount -t tmpfs strata /run && "
+               "mkdir -p /run/strata/data && exec \"$@\"", "sh"]
+    install = private + [strata, "update", "install", "--slot", "B", "--config", conf]
     kinds = (
         ("strata install BUNDLE", install + [bundle], None),
         ("cat BUNDLE | strata install -", install + ["-"], bundle),
-        ("dd bs=64K conv=fsync", ["dd", "if=" + image, "of=" + target, "bs=64K",
-                                  "conv=fsync"], None),
-        ("dd bs=64K conv=notrunc,fsync", ["dd", "if=" + image, "of=" + target, "bs=64K",
-                                          "conv=notrunc,fsync"], None),
+        ("dd bs=64K conv=fsync", private + ["dd", "if=" + image, "of=" + target, "bs=64K",
+                                            "conv=fsync"], None),
+        ("dd bs=64K conv=notrunc,fsync", private + ["dd", "if=" + image, "of=" + target,
+                                                    "bs=64K", "conv=notrunc,fsync"], None),
     )
     runs = {k: [] for k, _, _ in kinds}
     for _ in range(args.update_runs):
@@ -570,7 +574,8 @@ def update_bench(args, strata):
             if os.path.getsize(target) < mib << 20:
                 f.truncate(mib << 20)
         out = os.path.join(d, "rss.txt")
-        run_wall(["/usr/bin/time", "-f", "%M", "-o", out] + install + ["-"], b)
+        run_wall(install[:len(private)] + ["/usr/bin/time", "-f", "%M", "-o", out] +
+                 install[len(private):] + ["-"], b)
         rss[mib] = int(open(out).read().split()[-1])
     med = {k: statistics.median(v) for k, v in runs.items()}
     mbs = lambda t: size / 1e6 / t  # noqa: E731
