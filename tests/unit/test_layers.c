@@ -103,6 +103,7 @@ static int run_child(const struct layout *l, const char *cut, unsigned *steps, c
 		static struct strata_ctx ctx;
 		char reason[160] = "";
 		close(fds[0]);
+		alarm(20); /* a boot that blocks (on a FIFO, say) dies: a failure, not a hang */
 		/* the product's log (and a sanitizer's report) of the last run, shown on failure */
 		int log = open("../child.log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (log < 0 || dup2(log, 2) < 0)
@@ -562,6 +563,114 @@ static void slots_keep_their_data_across_updates_and_rollbacks(void)
 	CHECK(cuts > 20);
 }
 
+/*
+ * Hostile content at every name the layer code reads or writes at the top of
+ * the data filesystem, each kind of thing anything on the device could leave
+ * there (the QEMU campaign, tests/scenarios/hostile.py, samples it on the real
+ * flash filesystems): the boot ends (a FIFO never blocks it: each run is under
+ * an alarm), the live uppers are as they were, and a reset asked over it is
+ * applied.
+ */
+static const char *const hostile_names[] = {
+    STATE_NAME,		  "strata.state.tmp",	REQUEST_NAME,  "strata.request.tmp",
+    "strata.request.bad", UPDATE_NAME,		TRASH_NAME,    RECOVERED_NAME,
+    STRATA_RESERVE_NAME,  "strata.reserve.tmp", "strata.caps", "strata.caps.tmp",
+};
+static const char *const hostile_kinds[] = {"a FIFO",	   "a symlink to a device",
+					    "a directory", "an empty file",
+					    "garbage",	   "an oversized file"};
+
+static void plant(const char *name, size_t how)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "run/data/%s", name);
+	if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT) {
+		perror(path);
+		exit(2);
+	}
+	static char big[70000];
+	int fd = -1;
+	switch (how) {
+	case 0:
+		CHECK(mkfifo(path, 0644) == 0);
+		break;
+	case 1:
+		CHECK(symlink("/dev/zero", path) == 0);
+		break;
+	case 2: {
+		char sub[160];
+		snprintf(sub, sizeof(sub), "%s/d/f", path);
+		put(sub, "x\n");
+		break;
+	}
+	default:
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		CHECK(fd >= 0);
+		if (how == 4)
+			CHECK(write(fd, "\x01\xfe system x\n\xff\n", 14) == 14);
+		if (how == 5) {
+			for (size_t i = 0; i < sizeof(big); i++)
+				big[i] = "system 1\n"[i % 9];
+			CHECK(write(fd, big, sizeof(big)) == (ssize_t)sizeof(big));
+		}
+		close(fd);
+		break;
+	}
+}
+
+/* The live uppers of two live() outputs, whatever sits in strata.recovered beside them. */
+static bool same_uppers(const char *a, const char *b)
+{
+	const char *x = strstr(a, "[system]\n"), *y = strstr(b, "[system]\n");
+	if (!x || !y)
+		return false;
+	const char *xe = strstr(x, "generations set aside"),
+		   *ye = strstr(y, "generations set aside");
+	size_t n = xe ? (size_t)(xe - x) : strlen(x), m = ye ? (size_t)(ye - y) : strlen(y);
+	return n == m && memcmp(x, y, n) == 0;
+}
+
+static void hostile_content_at_every_name_of_the_data_flash(void)
+{
+	static const struct kind none = {"none", REQ_NONE, {NULL}, {{0}}};
+	static char before[16384], got[16384];
+	char why[160];
+	unsigned steps, runs = 0;
+	for (size_t li = 0; li < ARRAY_SIZE(layouts); li++) {
+		const struct layout *l = &layouts[li];
+		for (size_t h = 0; h < ARRAY_SIZE(hostile_kinds); h++) {
+			for (int reset = 0; reset < 2; reset++) {
+				world(l, reset ? &kinds[1] : &none);
+				live(l, before, sizeof(before));
+				for (size_t i = 0; i < ARRAY_SIZE(hostile_names); i++)
+					if (!reset || strcmp(hostile_names[i], REQUEST_NAME) != 0)
+						plant(hostile_names[i], h);
+				int r = run_child(l, "", &steps, why, sizeof(why));
+				runs++;
+				live(l, got, sizeof(got));
+				bool ok = r == 0;
+				if (reset) /* applied: the user layer and the system layer start
+					      over */
+					ok = ok && contains(got, ", applied 41, request none\n") &&
+					     !contains(got, "/root/dropped") &&
+					     !contains(got, "/etc/sys ");
+				else /* nothing lost: the live uppers as they were */
+					ok = ok && same_uppers(before, got);
+				if (!ok) {
+					fprintf(stderr,
+						"  %s at every name on %s%s: exit %d (%s)\n--- "
+						"before:\n%s--- after:\n%s",
+						hostile_kinds[h], l->name,
+						reset ? ", reset asked" : "", r, why, before, got);
+					show_log();
+					unit_check_failures++;
+				}
+			}
+		}
+	}
+	printf("# %u boots over hostile content at %zu names\n", runs, ARRAY_SIZE(hostile_names));
+}
+
 static void every_request_survives_a_cut_at_every_step(void)
 {
 	unsigned cuts = 0;
@@ -586,6 +695,7 @@ int main(void)
 	RUN(a_failed_revert_reaches_the_record);
 	RUN(every_request_survives_a_cut_at_every_step);
 	RUN(slots_keep_their_data_across_updates_and_rollbacks);
+	RUN(hostile_content_at_every_name_of_the_data_flash);
 	if (chdir("/") < 0 || nftw(scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)
 		fprintf(stderr, "cannot remove %s: %m\n", scratch);
 	return UNIT_EXIT();
