@@ -8,6 +8,9 @@
 #   2 bootenv      the boot counters: two 16 KiB U-Boot environments, at 0
 #                  and 64 KiB (erased: boot.cmd starts the counters)
 #   3 kernel_a     4 initramfs_a     5 kernel_b     6 initramfs_b
+#   7 rootfs_a     8 rootfs_b        32 MiB each, raw: a slot's root layer
+#                  (block2mtd over the partition, the kernel command line)
+# Raw partitions start erased (0xff, as a flash leaves the factory).
 # usage: tools/bootdisk.sh DISK FLASH BOARD_DIR [PART=FILE...]
 # PART=FILE writes FILE at the start of partition PART (it must fit).
 set -euo pipefail
@@ -20,7 +23,8 @@ trap 'rm -rf "$tmp"' EXIT
 KIB=1024 MIB=1048576
 # name and size of each partition, in order
 parts=(boot:$((4 * MIB)) bootenv:$((256 * KIB))
-	kernel_a:$((32 * MIB)) initramfs_a:$((8 * MIB)) kernel_b:$((32 * MIB)) initramfs_b:$((8 * MIB)))
+	kernel_a:$((32 * MIB)) initramfs_a:$((8 * MIB)) kernel_b:$((32 * MIB)) initramfs_b:$((8 * MIB))
+	rootfs_a:$((32 * MIB)) rootfs_b:$((32 * MIB)))
 
 mkdir "$tmp/boot"
 grep -v '^#' "$board/boot.cmd" > "$tmp/boot.cmd"
@@ -58,8 +62,10 @@ put() { # PART FILE
 	dd if="$2" of="$disk" bs=1M oflag=seek_bytes seek="${offset[$1]}" conv=notrunc status=none
 }
 put boot "$tmp/boot.ext2"
-head -c "${size[bootenv]}" /dev/zero | tr '\0' '\377' > "$tmp/erased"
-put bootenv "$tmp/erased"
+for p in bootenv rootfs_a rootfs_b; do
+	head -c "${size[$p]}" /dev/zero | tr '\0' '\377' > "$tmp/erased"
+	put $p "$tmp/erased"
+done
 for a in "$@"; do
 	[[ $a == *=* ]] || die "'$a': expected PART=FILE"
 	put "${a%%=*}" "${a#*=}"

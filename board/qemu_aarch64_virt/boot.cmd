@@ -12,24 +12,34 @@
 # The counters are a U-Boot environment (CRC32, then NUL-separated NAME=VALUE,
 # 16 KiB) kept twice in the boot disk's "bootenv" partition, at 0 and 64 KiB,
 # written in that order: a write cut by a power cut leaves one whole copy.
-# A slot is the partitions kernel_X and initramfs_X; the kernel command line
-# gets strata.slot=X.
-if part start virtio 0 bootenv env_blk; then
-	setexpr env_blk2 ${env_blk} + 0x80
-else
-	echo "strata-boot: no bootenv partition on virtio 0"
+# The boot disk is the first virtio disk with a bootenv partition.
+# A slot is the partitions kernel_x and initramfs_x (x: the slot's letter in
+# lower case); the kernel command line gets strata.slot=X.
+setenv bdev
+for d in 0 1 2 3; do
+	if test -z "${bdev}" && part start virtio ${d} bootenv env_blk; then
+		setenv bdev ${d}
+	fi
+done
+if test -z "${bdev}"; then
+	echo "strata-boot: no bootenv partition on a virtio disk"
 	reset
 fi
+setexpr env_blk2 ${env_blk} + 0x80
+virtio dev ${bdev}
+# what the running system keeps beside the counters (strata update: each
+# slot's version and the tries it was given), carried through every save
+setenv keep "STRATA_A_VERSION STRATA_B_VERSION STRATA_A_TRIES STRATA_B_TRIES"
 setenv BOOT_ORDER
 setenv BOOT_A_LEFT
 setenv BOOT_B_LEFT
 setenv env_copy
 virtio read ${loadaddr} ${env_blk} 0x20
-if env import -c ${loadaddr} 0x4000 BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT; then
+if env import -c ${loadaddr} 0x4000 BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT ${keep}; then
 	setenv env_copy 1
 else
 	virtio read ${loadaddr} ${env_blk2} 0x20
-	if env import -c ${loadaddr} 0x4000 BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT; then
+	if env import -c ${loadaddr} 0x4000 BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT ${keep}; then
 		setenv env_copy 2
 	fi
 fi
@@ -46,10 +56,12 @@ for s in ${BOOT_ORDER}; do
 		if test "${s}" = A && test ${BOOT_A_LEFT} -gt 0; then
 			setexpr BOOT_A_LEFT ${BOOT_A_LEFT} - 1
 			setenv slot A
+			setenv sfx a
 			setenv left ${BOOT_A_LEFT}
 		elif test "${s}" = B && test ${BOOT_B_LEFT} -gt 0; then
 			setexpr BOOT_B_LEFT ${BOOT_B_LEFT} - 1
 			setenv slot B
+			setenv sfx b
 			setenv left ${BOOT_B_LEFT}
 		fi
 	fi
@@ -59,7 +71,7 @@ if test -z "${slot}"; then
 	setenv BOOT_A_LEFT 3
 	setenv BOOT_B_LEFT 3
 fi
-env export -c -s 0x4000 ${loadaddr} BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT
+env export -c -s 0x4000 ${loadaddr} BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT ${keep}
 virtio write ${loadaddr} ${env_blk} 0x20
 virtio write ${loadaddr} ${env_blk2} 0x20
 if test -z "${slot}"; then
@@ -67,15 +79,15 @@ if test -z "${slot}"; then
 fi
 echo "strata-boot: slot ${slot} (${left} tries left after this one; counters from copy ${env_copy})"
 setenv loaded
-if part start virtio 0 kernel_${slot} k_blk; then
-	if part size virtio 0 kernel_${slot} k_cnt; then
+if part start virtio ${bdev} kernel_${sfx} k_blk; then
+	if part size virtio ${bdev} kernel_${sfx} k_cnt; then
 		if virtio read ${kernel_addr_r} ${k_blk} ${k_cnt}; then
 			setenv loaded kernel
 		fi
 	fi
 fi
-if part start virtio 0 initramfs_${slot} i_blk; then
-	if part size virtio 0 initramfs_${slot} i_cnt; then
+if part start virtio ${bdev} initramfs_${sfx} i_blk; then
+	if part size virtio ${bdev} initramfs_${sfx} i_cnt; then
 		if virtio read ${ramdisk_addr_r} ${i_blk} ${i_cnt}; then
 			setenv loaded "${loaded} initramfs"
 		fi

@@ -28,6 +28,29 @@
 #endif
 
 /*
+ * The first erase block after the first whose start is of kind want (its
+ * offset, or 0 when none is); *dirty (when given) is set when a block is
+ * neither erased nor of that kind. fd reads the partition.
+ */
+static uint64_t find_block(int fd, const struct data_source *part, enum flash_content want,
+			   bool *dirty)
+{
+	unsigned char head[64];
+	for (uint64_t off = part->erasesize; part->erasesize && off < part->size;
+	     off += part->erasesize) {
+		ssize_t m = pread(fd, head, sizeof(head), (off_t)off);
+		if (m <= 0)
+			break;
+		enum flash_content c = flash_identify(head, (size_t)m);
+		if (c == want)
+			return off;
+		if (dirty && c != FLASH_ERASED)
+			*dirty = true;
+	}
+	return 0;
+}
+
+/*
  * Looks at the start of every erase block: a jffs2 whose first block was
  * being erased at a power cut still has nodes further on, and garbage is
  * told apart from a filesystem strata must not touch.
@@ -45,22 +68,11 @@ static int identify(const struct data_source *part, enum flash_content *out)
 		return err;
 	}
 	enum flash_content c = flash_identify(buf, (size_t)n);
-	bool all_erased = c == FLASH_ERASED;
-	if ((c == FLASH_ERASED || c == FLASH_UNKNOWN) && part->erasesize) {
-		for (uint64_t off = part->erasesize; off < part->size; off += part->erasesize) {
-			unsigned char head[64];
-			ssize_t m = pread(fd, head, sizeof(head), (off_t)off);
-			if (m <= 0)
-				break;
-			enum flash_content bc = flash_identify(head, (size_t)m);
-			if (bc == FLASH_JFFS2) {
-				c = FLASH_JFFS2;
-				break;
-			}
-			if (bc != FLASH_ERASED)
-				all_erased = false;
-		}
-		if (c == FLASH_ERASED && !all_erased)
+	bool dirty = false;
+	if (c == FLASH_ERASED || c == FLASH_UNKNOWN) {
+		if (find_block(fd, part, FLASH_JFFS2, &dirty))
+			c = FLASH_JFFS2;
+		else if (dirty)
 			c = FLASH_UNKNOWN;
 	}
 	close(fd);
@@ -110,20 +122,10 @@ static int erase_dirty_blocks(const struct data_source *part, uint64_t from, uns
  */
 static uint64_t eof_marker(const struct data_source *part)
 {
-	unsigned char head[64];
-	uint64_t found = 0;
 	int fd = part->erasesize ? open(part->dev, O_RDONLY | O_CLOEXEC) : -1;
 	if (fd < 0)
 		return 0;
-	for (uint64_t off = part->erasesize; off < part->size; off += part->erasesize) {
-		ssize_t m = pread(fd, head, sizeof(head), (off_t)off);
-		if (m <= 0)
-			break;
-		if (flash_identify(head, (size_t)m) == FLASH_DEADCODE) {
-			found = off;
-			break;
-		}
-	}
+	uint64_t found = find_block(fd, part, FLASH_DEADCODE, NULL);
 	close(fd);
 	return found;
 }

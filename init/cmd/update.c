@@ -20,6 +20,7 @@
 #include "json.h"
 #include "mtd.h"
 #include "mtd_abi.h"
+#include "opts.h"
 #include "paths.h"
 #include "request.h"
 #include "safefs.h"
@@ -170,9 +171,11 @@ static int dev_pwrite(struct dev *d, const void *buf, size_t len, uint64_t off)
 }
 
 /*
- * Test hook (CONFIG_STRATA_FAULT_INJECTION): STRATA_UPDATE_CUT=N stops the
- * install dead after its Nth write step (a copy of the counters stored, an
- * image's chunk written, an image synced), as a power cut there would.
+ * Test hook (CONFIG_STRATA_FAULT_INJECTION): STRATA_UPDATE_CUT=N, or
+ * strata.powercut=update-N on the kernel command line (which reaches the
+ * commands an init runs, such as its mark-good), stops an install or a
+ * counters edit dead after its Nth write step (a copy of the counters stored,
+ * an image's chunk written, an image synced), as a power cut there would.
  */
 static void cut_point(void)
 {
@@ -180,11 +183,20 @@ static void cut_point(void)
 	if (!CONFIG_STRATA_FAULT_INJECTION)
 		return;
 	if (left < 0) {
+		static char cmdline[4096];
+		struct strata_opts o;
 		const char *s = getenv("STRATA_UPDATE_CUT");
+		opts_defaults(&o);
+		if (!s && read_file("/proc/cmdline", cmdline, sizeof(cmdline)) > 0 &&
+		    opts_parse_cmdline(&o, cmdline, NULL, NULL) >= 0 &&
+		    strncmp(o.powercut, "update-", 7) == 0)
+			s = o.powercut + 7;
 		left = s ? strtol(s, NULL, 10) : 0;
 	}
-	if (left > 0 && --left == 0)
+	if (left > 0 && --left == 0) {
+		fprintf(stderr, "strata update: power cut reached: stopping here\n");
 		_exit(99);
+	}
 }
 
 /* ---- the boot counters ---------------------------------------------------------- */

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Firmware updates end to end on qemu_x86_64_nor, through Debian's GRUB
-(board/qemu_x86_64_nor/grub.cfg, tools/grubdisk.sh): the boot disk holds the
-counters, each slot's kernel and initramfs, and each slot's root layer
-(block2mtd over its partition). Every power-on is one QEMU run: GRUB takes a
+"""Firmware updates end to end: on qemu_x86_64_nor through Debian's GRUB
+(board/qemu_x86_64_nor/grub.cfg, tools/grubdisk.sh), on qemu_aarch64_virt
+through Debian's U-Boot (board/qemu_aarch64_virt/boot.cmd,
+tools/bootdisk.sh): the boot disk holds the counters, each slot's kernel and
+initramfs, and each slot's root layer (block2mtd over its partition). Every power-on is one QEMU run: GRUB takes a
 slot and spends its try, the slot boots (or not), and the next power-on
 shows what the counters then chose. The first update is the build's own
 images/update.bundle, checked by the root's own /etc/strata (update.conf,
@@ -24,6 +25,8 @@ from scenario import scenario
 from vm import VM
 
 NOR = "qemu_x86_64_nor"
+ARM64 = "qemu_aarch64_virt"
+UBOOT = "/usr/lib/u-boot/qemu_arm64/u-boot.bin"
 TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 # the board's command line (board/qemu_x86_64_nor/qemu.sh) with the slots' roots on the boot disk
 # (the third virtio disk, after rootfs_data's and strata_log's): partitions 4 and 5
@@ -37,6 +40,16 @@ def missing_tools():
                    "signify-openbsd: make deps)" % tool
     if not os.path.exists("/usr/lib/grub/i386-pc/lnxboot.img"):
         return "/usr/lib/grub/i386-pc/lnxboot.img not installed (grub-pc-bin: make deps)"
+    return None
+
+
+def missing_uboot():
+    for tool in ("mkimage", "mkenvimage", "fw_printenv", "sfdisk", "mke2fs", "signify-openbsd"):
+        if not shutil.which(tool):
+            return "%s not installed (u-boot-tools, libubootenv-tool, fdisk, e2fsprogs, " \
+                   "signify-openbsd: make deps)" % tool
+    if not os.path.exists(UBOOT):
+        return "%s not installed (u-boot-qemu: make deps)" % UBOOT
     return None
 
 
@@ -57,36 +70,43 @@ def boot_image(work, name, kernel, initramfs):
     return img
 
 
-class GrubDevice:
-    """The NOR board booted by GRUB from its boot disk, A/B slots on it."""
+class SlotDevice:
+    """A board booted by its bootloader from a boot disk, A/B slots on it; every disk a
+    virtio-blk device of its own, in this order: rootfs_data's, strata_log's, the boot disk,
+    the bundles' (vda, vdb, vdc, vdd)."""
 
     def __init__(self, ctx):
         self.ctx = ctx
         self.dev = ctx.machine()
         self.dir = self.dev.dir
-        img = ctx.images
         # the build's signing key (its development key: the build makes one in O/dev-key)
-        self.key = os.path.join(img, "..", "dev-key", "strata.sec")
-        run(os.path.join(TOP, "tools/grubdisk.sh"), self.path("disk.img"), self.path("grub.lnx"),
-            os.path.join(TOP, "board", NOR),
-            "kernel_a=" + os.path.join(img, "kernel"),
-            "initramfs_a=" + os.path.join(img, "initramfs.cpio"),
-            "rootfs_a=" + os.path.join(img, "rootfs.squashfs"),
-            "bootargs=" + BOOTARGS)
+        self.key = os.path.join(ctx.images, "..", "dev-key", "strata.sec")
         self.bundles = []  # (offset, size) on the bundle disk
         self.power_ons = 0
 
     def path(self, name):
         return os.path.join(self.dir, name)
 
-    def sign(self, version, boot, rootfs=None):
-        """A bundle of a boot image and this build's root (or another), signed with the build's
-        key."""
+    def disks(self):
+        names = ["flash-data.bin", "flash-log.bin", "disk.img"]
+        if os.path.exists(self.path("bundles.img")):
+            names.append("bundles.img")
+        return names
+
+    def sign(self, version, *images):
+        """A bundle of images (NAME=FILE), signed with the build's key."""
         out = os.path.join(self.ctx.workdir, "v%s.bundle" % version)
-        rootfs = rootfs or os.path.join(self.ctx.images, "rootfs.squashfs")
-        run(os.path.join(TOP, "tools/mkbundle.sh"), "-k", self.key, "-c", NOR, "-v", str(version),
-            "-o", out, "boot=" + boot, "rootfs=" + rootfs)
+        run(os.path.join(TOP, "tools/mkbundle.sh"), "-k", self.key, "-c", self.ctx.board,
+            "-v", str(version), "-o", out, *images)
         return out
+
+    def script(self):
+        """The power-on: the bootloader and the disks."""
+        path = self.path("power-on.sh")
+        with open(path, "w") as f:
+            f.write("#!/bin/bash\nexec %s \"$@\"\n" % " ".join("'%s'" % a for a in self.qemu()))
+        os.chmod(path, 0o755)
+        return path
 
     def put(self, bundle):
         """Puts a bundle on the bundle disk (at a 1 MiB boundary); its offset and size there."""
@@ -99,26 +119,6 @@ class GrubDevice:
             disk.truncate((offset + size + (1 << 20) - 1) >> 20 << 20)
         self.bundles.append((offset, size))
         return offset, size
-
-    def script(self):
-        """The power-on: GRUB as the kernel QEMU starts, the boot disk first in the BIOS's order."""
-        path = self.path("grub-qemu.sh")
-        d = self.dir
-        # every disk a virtio-blk device of its own, in this order (vda, vdb, vdc, vdd)
-        disks = ["flash-data.bin", "flash-log.bin", "disk.img"]
-        if os.path.exists(self.path("bundles.img")):
-            disks.append("bundles.img")
-        drives = []
-        for i, name in enumerate(disks):
-            drives += ["-drive", "file=%s/%s,if=none,id=d%d,format=raw" % (d, name, i),
-                       "-device", "virtio-blk-pci,drive=d%d,addr=%d%s"
-                       % (i, 4 + i, ",bootindex=1" if name == "disk.img" else "")]
-        with open(path, "w") as f:
-            f.write("#!/bin/bash\nexec qemu-system-x86_64 -M pc -smp 1 -m 256 -nographic "
-                    "-no-user-config -nic none -accel tcg -kernel %s/grub.lnx %s \"$@\"\n"
-                    % (d, " ".join("'%s'" % a for a in drives)))
-        os.chmod(path, 0o755)
-        return path
 
     def power_on(self, shell=True):
         """One power-on; with shell, until the booted system's shell answers."""
@@ -172,6 +172,106 @@ class GrubDevice:
         out = self.install(vm, offset, size, args=self.ONCE)
         assert "slot A boots next with 1 tries" in out, out
 
+
+class GrubDevice(SlotDevice):
+    """qemu_x86_64_nor booted by GRUB (tools/grubdisk.sh): GRUB is the kernel QEMU starts, the
+    boot disk first in the BIOS's order."""
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        img = ctx.images
+        run(os.path.join(TOP, "tools/grubdisk.sh"), self.path("disk.img"), self.path("grub.lnx"),
+            os.path.join(TOP, "board", NOR),
+            "kernel_a=" + os.path.join(img, "kernel"),
+            "initramfs_a=" + os.path.join(img, "initramfs.cpio"),
+            "rootfs_a=" + os.path.join(img, "rootfs.squashfs"),
+            "bootargs=" + BOOTARGS)
+
+    def qemu(self):
+        cmd = ["qemu-system-x86_64", "-M", "pc", "-smp", "1", "-m", "256", "-nographic",
+               "-no-user-config", "-nic", "none", "-accel", "tcg", "-kernel", self.path("grub.lnx")]
+        for i, name in enumerate(self.disks()):
+            cmd += ["-drive", "file=%s,if=none,id=d%d,format=raw" % (self.path(name), i),
+                    "-device", "virtio-blk-pci,drive=d%d,addr=%d%s"
+                    % (i, 4 + i, ",bootindex=1" if name == "disk.img" else "")]
+        return cmd
+
+    def sign(self, version, boot, rootfs=None):
+        """A bundle of a boot image and this build's root (or another)."""
+        return super().sign(version, "boot=" + boot,
+                            "rootfs=" + (rootfs or os.path.join(self.ctx.images, "rootfs.squashfs")))
+
+    GRUBENV = b"# GRUB Environment Block\n"
+
+    def bootargs(self, extra=""):
+        """Sets the kernel command line of the next power-ons (strata_bootargs in the boot
+        partition's grubenv, as grub-editenv would) to the board's and extra: the board is
+        off."""
+        start = 2048 * 512  # the boot partition (tools/grubdisk.sh), 4 MiB of ext2
+        with open(self.path("disk.img"), "r+b") as disk:
+            disk.seek(start)
+            part = disk.read(4 << 20)
+            at = part.find(self.GRUBENV)
+            assert at >= 0 and at % 1024 == 0, "no grubenv block in the boot partition"
+            block = part[at:at + 1024]
+            env = [line for line in block[len(self.GRUBENV):].split(b"\n")
+                   if b"=" in line and not line.startswith(b"#")
+                   and not line.startswith(b"strata_bootargs=")]
+            env.append(("strata_bootargs=%s %s" % (BOOTARGS, extra)).strip().encode())
+            text = self.GRUBENV + b"".join(line + b"\n" for line in env)
+            assert len(text) <= 1024, text
+            disk.seek(start + at)
+            disk.write(text.ljust(1024, b"#"))
+
+
+
+# the board's command line (board/qemu_aarch64_virt/qemu.sh) with the slots' roots on the boot
+# disk (vdc, tools/bootdisk.sh: partitions 7 and 8); mem= keeps the kernel off the NOR region
+ARM64_BOOTARGS = ("console=ttyAMA0 panic=-1 mem=448M "
+                  "block2mtd.block2mtd=/dev/vdc7,131072,rootfs_a "
+                  "block2mtd.block2mtd=/dev/vdc8,131072,rootfs_b")
+
+
+class UBootDevice(SlotDevice):
+    """qemu_aarch64_virt booted by Debian's U-Boot (tools/bootdisk.sh): the factory
+    environment in the second CFI flash, the counters in the boot disk's bootenv partition."""
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        img = ctx.images
+        board = os.path.join(ctx.workdir, "board")
+        shutil.copytree(os.path.join(TOP, "board", ARM64), board)
+        env = os.path.join(board, "uboot-env.txt")
+        with open(env) as f:
+            text = f.read()
+        with open(env, "w") as f:
+            f.write(re.sub(r"(?m)^strata_bootargs=.*$", "strata_bootargs=" + ARM64_BOOTARGS, text))
+        run(os.path.join(TOP, "tools/bootdisk.sh"), self.path("disk.img"), self.path("flash1.img"),
+            board, "kernel_a=" + os.path.join(img, "kernel"),
+            "initramfs_a=" + os.path.join(img, "initramfs.cpio"),
+            "rootfs_a=" + os.path.join(img, "rootfs.squashfs"))
+
+    def qemu(self):
+        cmd = ["qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a57", "-smp", "1", "-m", "512",
+               "-nographic", "-no-user-config", "-nic", "none", "-bios", UBOOT,
+               "-drive", "if=pflash,format=raw,index=1,readonly=on,file=" + self.path("flash1.img")]
+        for name in self.disks():
+            cmd += ["-drive", "if=virtio,format=raw,file=" + self.path(name)]
+        return cmd
+
+    def printenv(self):
+        """The counters as libubootenv's fw_printenv reads them from the boot disk's first copy
+        (the board is off)."""
+        disk = self.path("disk.img")
+        table = subprocess.run(["sfdisk", "-d", disk], check=True, stdout=subprocess.PIPE,
+                               text=True).stdout
+        start = int(re.search(r"start=\s*(\d+),.*name=\"bootenv\"", table).group(1)) * 512
+        conf = self.path("fw_env.config")
+        with open(conf, "w") as f:
+            f.write("%s 0x%x 0x4000\n" % (disk, start))  # the first copy
+        out = subprocess.run(["fw_printenv", "-c", conf], check=True, stdout=subprocess.PIPE,
+                             text=True).stdout
+        return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
 
 def update_status(vm):
     return json.loads(vm.out("strata update status --json"))
@@ -286,3 +386,149 @@ def update_b_boots_and_is_kept_then_a_panicking_or_unverified_update_rolls_back(
     vm = g.power_on()
     assert vm.out("[ -p /etc/strata/update.conf ] && echo fifo") == "fifo"
     assert ctx.boot_record(vm)["mode"] == "normal"
+
+
+def bundle_images(path):
+    """The images of a bundle in the order it holds them: (name, size)."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    return [(m.group(1).decode(), int(m.group(2)))
+            for m in re.finditer(rb"^image (\S+) (\d+) ", head, re.M)]
+
+
+@scenario(NOR, skip_unless=missing_tools)
+def power_cuts_in_an_install_a_first_boot_and_a_mark_good_leave_a_good_slot(ctx):
+    """A real power cut (the emulator killed, what the guest had not written lost) in the
+    middle of writing the new slot's root, in the new slot's first boot while it carries the
+    data over, and in the init's mark-good: each next power-on boots a good slot on whole
+    data, and the cut install runs again. (tests/update.sh cuts every write step of an
+    install on the host; tests/unit/test_layers.c every step of a carry.)"""
+    g = GrubDevice(ctx)
+    bundle = os.path.join(ctx.images, "update.bundle")
+    off, size = g.put(bundle)
+    vm = g.power_on()
+    g.marked_good(vm, "A")
+    vm.sh("mkdir -p /etc/dropbear && echo kept-across > /etc/dropbear/carried && "
+          "echo A-only > /root/data && sync")
+
+    # the install's write steps (init/cmd/update.c): the counters, each 64 KiB read of an
+    # image written, each image synced, the counters; the cut lands inside the root image
+    images = bundle_images(bundle)
+    assert [n for n, _ in images] == ["boot", "rootfs"], images
+    (_, boot), (_, root) = images
+    step = 1 + (4096 + boot) // 65536 + 1 + (root // 65536) // 2
+    vm.sh("dd if=/dev/vdd bs=1M skip=%d status=none | head -c %d > /tmp/u.bundle"
+          % (off >> 20, size), timeout=120)
+    vm.send("STRATA_UPDATE_CUT=%d strata update install /tmp/u.bundle\n" % step)
+    vm.expect(r"strata update: power cut reached", 300)
+    vm.kill()
+    said = vm.text
+    assert "  boot: %d bytes to " % boot in said and "  rootfs:" not in said, said[-2000:]
+
+    # the same slot A, on its data; B is not bootable; the same install runs again
+    vm = g.power_on()
+    assert g.slot_said(vm) == "A", vm.text[-2000:]
+    assert vm.out("cat /root/data") == "A-only"
+    st = g.marked_good(vm, "A")
+    assert st["slots"]["B"]["left"] == 0 and st["next"] == "A", st
+    out = g.install(vm, off, size)
+    assert "slot B boots next with 3 tries" in out, out
+    vm.poweroff()
+
+    # the first boot of slot B stops dead after the carried generation was made, before the
+    # state names it
+    g.bootargs("strata.powercut=reset-prepared")
+    vm = g.power_on(shell=False)
+    assert g.slot_said(vm) == "B", vm.text[-2000:]
+    vm.expect(r"first boot of slot B: carrying the keep list from slot A", 120)
+    vm.expect(r"strata\.powercut=reset-prepared reached", 120)
+    vm.kill()
+
+    # the next boot of B carries again, whole; its init's mark-good stops dead after it stored
+    # the counters (GRUB's one copy)
+    g.bootargs("strata.powercut=update-1")
+    vm = g.power_on(shell=False)
+    assert re.search(rb"slot B \(1 tries left", vm.buf), vm.text[-2000:]
+    vm.expect(r"first boot of slot B: carrying the keep list from slot A", 120)
+    vm.expect(r"strata update: power cut reached", 180)
+    vm.kill()
+
+    # B kept its tries (the counters were on the disk when mark-good wrote them), on the
+    # carried data; A's generation waits untouched for a rollback
+    g.bootargs()
+    vm = g.power_on()
+    assert re.search(rb"slot B \(2 tries left", vm.buf), vm.text[-2000:]
+    assert vm.out("cat /etc/dropbear/carried") == "kept-across"
+    assert vm.out("[ -e /root/data ] || echo absent") == "absent"
+    st = g.marked_good(vm, "B")
+    assert st["booted"] == "B" and st["slots"]["A"]["left"] == 3, st
+    assert "data:      slot A's kept" in vm.out("strata update status")
+    vm.sh("strata update rollback")
+    vm.poweroff()
+    vm = g.power_on()
+    assert g.slot_said(vm) == "A", vm.text[-2000:]
+    assert vm.out("cat /root/data") == "A-only"
+    assert vm.out("cat /etc/dropbear/carried") == "kept-across"
+
+
+@scenario(ARM64, skip_unless=missing_uboot)
+def uboot_boots_an_update_and_rolls_back_from_one_that_panics(ctx):
+    """The same slots under a real U-Boot (boot.cmd over its own environment format): the
+    build's bundle is installed and kept, an older one that panics spends its one try and
+    U-Boot goes back to B; the counters read back by libubootenv's fw_printenv."""
+    g = UBootDevice(ctx)
+    off2, size2 = g.put(os.path.join(ctx.images, "update.bundle"))
+    junk = os.path.join(ctx.workdir, "junk.cpio")
+    with open(junk, "wb") as f:
+        f.write(b"\x00not an initramfs\n" * 4096)
+    off3, size3 = g.put(g.sign(0, "kernel=" + os.path.join(ctx.images, "kernel"),
+                               "initramfs=" + junk,
+                               "rootfs=" + os.path.join(ctx.images, "rootfs.squashfs")))
+
+    # factory counters: U-Boot starts them, takes slot A and saves its try before the kernel
+    vm = g.power_on()
+    assert g.slot_said(vm) == "A" and re.search(rb"slot A \(2 tries left", vm.buf), \
+        vm.text[-2000:]
+    rec = ctx.boot_record(vm)
+    assert rec["slot"] == "A" and rec["mode"] == "normal", rec
+    g.marked_good(vm, "A")
+    vm.sh("mkdir -p /etc/dropbear && echo kept-across > /etc/dropbear/carried && "
+          "echo A-only > /root/data && sync")
+    out = g.install(vm, off2, size2)
+    assert "slot B boots next with 3 tries" in out, out
+    vm.poweroff()
+    env = g.printenv()
+    assert env["BOOT_ORDER"] == "B A" and env["BOOT_B_LEFT"] == "3" \
+        and env["BOOT_A_LEFT"] == "3", env
+
+    # U-Boot takes B: its kernel, initramfs and root, the keep list carried over
+    vm = g.power_on()
+    assert g.slot_said(vm) == "B", vm.text[-2000:]
+    rec = ctx.boot_record(vm)
+    assert rec["slot"] == "B" and rec["mode"] == "normal" \
+        and rec["slot_data"] == "carried from A", rec
+    lower = ctx.mount_at(vm, "/run/strata/lower/0")
+    n = lower["source"].removeprefix("/dev/mtdblock")
+    assert '"rootfs_b"' in vm.out("grep '^mtd%s:' /proc/mtd" % n), lower
+    assert vm.out("cat /etc/dropbear/carried") == "kept-across"
+    assert vm.out("[ -e /root/data ] || echo absent") == "absent"
+    st = g.marked_good(vm, "B")
+    assert st["booted"] == "B" and st["slots"]["A"]["left"] == 3, st
+    version = vm.out("cat /etc/strata/version")
+    g.install_once(vm, off3, size3)
+    vm.poweroff()
+
+    # A's one try: the kernel panics, the board resets; U-Boot goes back to B
+    g.fails("A", r"Kernel panic")
+    vm = g.power_on()
+    assert g.slot_said(vm) == "B", vm.text[-2000:]
+    assert vm.out("cat /etc/dropbear/carried") == "kept-across"
+    st = g.marked_good(vm, "B")
+    assert st["rolled_back_from"] == "A" and st["slots"]["A"]["left"] == 0, st
+    assert "rolled back from A after 1 failed boot (never marked good)" \
+        in vm.out("strata update status")
+    vm.poweroff()
+    # what strata keeps beside the counters went through U-Boot's saves (boot.cmd)
+    env = g.printenv()
+    assert env["BOOT_A_LEFT"] == "0" and env["BOOT_B_LEFT"] == "3" \
+        and env["STRATA_B_VERSION"] == version and env["STRATA_A_TRIES"] == "1", env
