@@ -161,3 +161,12 @@ prep='mv "$r/lib/upgrade/keep.d" "$r/lib/upgrade/lists" && ln -s lists "$r/lib/u
 	installed "a keep.d that is a symlink is not followed" \
 	'! grep -q "^keep /etc/crontabs" <<<"$update" && grep -qx "keep /root/keepme" <<<"$update"' \
 	/tmp/fw.bundle
+# a wildcard line in sysupgrade.conf (OpenWrt's shell globs it): the names it
+# matches are kept, as OpenWrt's own sysupgrade -l lists them; no literal '*'
+prep='mkdir -p "$r/etc/ssl" && touch "$r/etc/ssl/a.pem" "$r/etc/ssl/b.pem" "$r/etc/ssl/c.crt" \
+	"$r/etc/ssl/.hidden.pem" && echo "/etc/ssl/*.pem" >> "$r/etc/sysupgrade.conf"' \
+	installed "a wildcard in sysupgrade.conf keeps what OpenWrt's sysupgrade -l lists" \
+	'grep -qx "keep /etc/ssl/a.pem" <<<"$update" && grep -qx "keep /etc/ssl/b.pem" <<<"$update" &&
+	 ! grep -q "c\.crt\|hidden\|\*" <<<"$update" &&
+	 [ "$(in_root -l | grep "^/etc/ssl/" | sort | tr "\n" " ")" = "/etc/ssl/a.pem /etc/ssl/b.pem " ]' \
+	/tmp/fw.bundle

@@ -393,6 +393,37 @@ static void hex(const uint8_t *b, size_t n, char *out)
 		sprintf(out + 2 * i, "%02x", b[i]);
 }
 
+/*
+ * A keep line with a wildcard in its last name (OpenWrt's shell globs its
+ * lists: every *.pem in /etc/ssl, say): the names in that directory of the
+ * running root that match, each kept. A wildcard in a directory, or '[', is
+ * not expanded.
+ */
+static int carry_pattern(struct request *req, const char *pattern)
+{
+	char path[REQ_PATH_MAX];
+	const char *base = strrchr(pattern, '/');
+	if (!base || strchr(pattern, '[') || strcspn(pattern, "*?") < (size_t)(base - pattern) ||
+	    xsnprintf(path, sizeof(path), "%.*s", (int)(base - pattern), pattern) < 0)
+		return -EINVAL;
+	int dfd = safe_open_path_dir(path[0] ? path : "/", NULL), r = 0;
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0; /* no such directory: nothing to keep */
+	}
+	for (struct dirent *de; (de = readdir(d));)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+		    keep_name_matches(base + 1, de->d_name) &&
+		    (xsnprintf(path, sizeof(path), "%.*s/%s", (int)(base - pattern), pattern,
+			       de->d_name) < 0 ||
+		     request_add_keep(req, path) < 0))
+			r = -EINVAL;
+	closedir(d);
+	return r;
+}
+
 /* Adds a keep list from the running root (a list another tool keeps: bad lines skipped). */
 static void carry_list(const char *path, char *text, size_t len)
 {
@@ -407,7 +438,7 @@ static void carry_list(const char *path, char *text, size_t len)
 			request_add_keep(&carry, p + 2);
 			p[2 + n] = c;
 		}
-	} else if (request_add_keep_lines(&carry, text)) {
+	} else if (request_add_keep_lines(&carry, text, carry_pattern)) {
 		printf("%s: lines that are not paths, or past %d paths, are not carried\n", path,
 		       REQ_MAX_KEEP);
 	}

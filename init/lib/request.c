@@ -129,18 +129,46 @@ int request_add_keep_list(struct request *req, const char *text, unsigned *bad_l
 struct lenient {
 	struct request *req;
 	unsigned skipped;
+	int (*expand)(struct request *req, const char *pattern);
 };
 
 static int keep_line_or_skip(char *line, void *arg)
 {
 	struct lenient *l = arg;
-	l->skipped += request_add_keep(l->req, line) < 0;
+	bool wild = line[strcspn(line, "*?[")] != '\0';
+	l->skipped += (wild ? l->expand ? l->expand(l->req, line) : -EINVAL
+			    : request_add_keep(l->req, line)) < 0;
 	return 0;
 }
 
-unsigned request_add_keep_lines(struct request *req, const char *text)
+bool keep_name_matches(const char *pattern, const char *name)
 {
-	struct lenient l = {req, 0};
+	const char *star = NULL, *back = NULL;
+	if (name[0] == '.' && pattern[0] != '.')
+		return false;
+	while (*name) {
+		if (*pattern == '*') {
+			star = ++pattern;
+			back = name;
+		} else if (*pattern == '?' || *pattern == *name) {
+			pattern++;
+			name++;
+		} else if (star) {
+			pattern = star;
+			name = ++back;
+		} else {
+			return false;
+		}
+	}
+	while (*pattern == '*')
+		pattern++;
+	return *pattern == '\0';
+}
+
+unsigned request_add_keep_lines(struct request *req, const char *text,
+				int (*expand)(struct request *req, const char *pattern))
+{
+	struct lenient l = {req, 0, expand};
 	unsigned lineno;
 	for_each_line(text, keep_line_or_skip, &l, &lineno);
 	return l.skipped;

@@ -3,6 +3,7 @@
 #ifndef STRATA_REQUEST_H
 #define STRATA_REQUEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define REQ_PATH_MAX 256
@@ -50,8 +51,15 @@ int path_normalize(const char *in, char *out, size_t outlen);
 int request_add_keep(struct request *req, const char *path);
 /* Parses a keep list (one path per line, '#' comments); errors name the line via *bad_line. */
 int request_add_keep_list(struct request *req, const char *text, unsigned *bad_line);
-/* The same for lists from other tools: a line that cannot be kept is skipped; returns how many. */
-unsigned request_add_keep_lines(struct request *req, const char *text);
+/*
+ * The same for lists from other tools: a line that cannot be kept is skipped;
+ * returns how many. A line with a wildcard ('*', '?', '[': OpenWrt's lists are
+ * globbed by its shell) goes to expand, when given, instead.
+ */
+unsigned request_add_keep_lines(struct request *req, const char *text,
+				int (*expand)(struct request *req, const char *pattern));
+/* Whether name matches pattern, '*' and '?' as the shell's (a leading '.' only explicitly). */
+bool keep_name_matches(const char *pattern, const char *name);
 
 /* The request file. Parse returns 0 or -EBADMSG with *bad_line set (0: missing header). */
 int request_parse(const char *text, struct request *req, unsigned *bad_line);

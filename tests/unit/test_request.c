@@ -126,6 +126,47 @@ static void keep_lists_name_the_bad_line(void)
 	CHECK(bad == 2);
 }
 
+static unsigned expanded;
+
+static int expand_stub(struct request *req, const char *pattern)
+{
+	expanded++;
+	return strcmp(pattern, "/etc/x/*") == 0 ? -EINVAL : request_add_keep(req, "/etc/ssl/a.pem");
+}
+
+static void other_tools_lists_skip_bad_lines_and_expand_wildcards(void)
+{
+	static struct request r;
+	memset(&r, 0, sizeof(r));
+	/* without an expander a wildcard line is skipped, never kept as a name */
+	CHECK(request_add_keep_lines(&r, "/etc/a\n/etc/ssl/*.pem\nrelative\n", NULL) == 2);
+	CHECK(r.n_keep == 1);
+	CHECK_STR(r.keep[0], "/etc/a");
+	CHECK(request_add_keep_lines(&r, "/etc/ssl/*.pem\n/etc/b?\n/etc/[ab]\n/etc/x/*\n",
+				     expand_stub) == 1);
+	CHECK(expanded == 4 && r.n_keep == 2);
+	CHECK_STR(r.keep[1], "/etc/ssl/a.pem");
+
+	static const struct {
+		const char *pattern, *name;
+		bool match;
+	} cases[] = {
+	    {"*.pem", "a.pem", true},	{"*.pem", "a.pem.bak", false},
+	    {"*.pem", ".a.pem", false}, {".*", ".profile", true},
+	    {"*", "x", true},		{"*", ".", false},
+	    {"a?c", "abc", true},	{"a?c", "ac", false},
+	    {"a*b*c", "aXbYbZc", true}, {"a*b*c", "aXbYbZ", false},
+	    {"**", "", true},		{"x", "x", true},
+	    {"x", "xx", false},		{"*x", "xyx", true},
+	    {"?", "", false},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (keep_name_matches(cases[i].pattern, cases[i].name) != cases[i].match) {
+			fprintf(stderr, "  '%s' against '%s'\n", cases[i].pattern, cases[i].name);
+			CHECK(0);
+		}
+}
+
 static void state_round_trips(void)
 {
 	struct layer_state st = {.system_gen = 3, .user_gen = 5, .applied = 77}, out;
@@ -212,6 +253,7 @@ int main(void)
 	RUN(requests_round_trip);
 	RUN(malformed_requests_are_refused);
 	RUN(keep_lists_name_the_bad_line);
+	RUN(other_tools_lists_skip_bad_lines_and_expand_wildcards);
 	RUN(state_round_trips);
 	RUN(numbers_at_their_limits);
 	return UNIT_EXIT();
