@@ -77,6 +77,9 @@ After=systemd-journald.service
 [Service]
 Environment=HOME=/root
 ExecStart=/bin/busybox sh -l
+# an interactive shell ignores SIGTERM (systemd would wait 90 s at shutdown);
+# it ends on a hangup, as a getty's does
+KillSignal=SIGHUP
 StandardInput=tty-force
 StandardOutput=tty
 TTYPath=/dev/console
@@ -85,6 +88,11 @@ Restart=always
 WantedBy=multi-user.target
 EOU
 ln -sf ../console-shell.service "$tree/etc/systemd/system/multi-user.target.wants/console-shell.service"
+# no udev here (systemd alone): a getty's tty device unit would never appear,
+# and multi-user.target would wait 90 s for it; the console has the shell
+for u in getty@.service serial-getty@.service getty-static.service; do
+	ln -sf /dev/null "$tree/etc/systemd/system/$u"
+done
 tar -C "$tree" --sort=name --numeric-owner --mtime=@0 -cf "$dir/rootfs.tar" .
 rm -rf "$tree"
 echo "ROOTFS=$dir/rootfs.tar"
