@@ -10,13 +10,14 @@
 #   make run                 make deps, build the board (default qemu_x86_64_nor), boot it
 #   make check               make deps, every test; last line "N passed, N failed, N skipped"
 #   make check-powercut      make deps, every step of the power-cut campaign
+#   make check-hostile       make deps, every hostile-content case on NOR and NAND
 #   make unit | lint | fuzz  host checks (no QEMU) | static analysis | fuzz targets
 #   make docs-commands       write docs/commands.md from the commands' usage (host build)
 #   make bench | report      boot-time, CPU, size figures | last fuzz and fault figures
 #   make flash-erase         start the device's flash state over, then make all
 #   make deps                install the Debian packages of every target (root)
 #   make clean | distclean   remove O's build and images | O and DL_DIR
-# Every target but deps, run, check and check-powercut only checks for the
+# Every target but deps, run and the check targets only checks for the
 # packages it needs and stops naming the missing ones (SKIP_DEPS=1: the build
 # provides them).
 #
@@ -238,7 +239,7 @@ ifneq ($(BOARD_BUSYBOX_PKG),)
 BOARD_BUSYBOX := $(DL_DIR)/$(BOARD_BUSYBOX_PKG)-$(BOARD_DEB_ARCH)/bin/busybox
 endif
 
-.PHONY: all run check check-powercut bench fuzz lint report deps unit docs-commands clean distclean \
+.PHONY: all run check check-powercut check-hostile bench fuzz lint report deps unit docs-commands clean distclean \
 	flash-erase menuconfig \
 	print-warnings print-includes print-target-flags strata install rootfs \
 	olddefconfig savedefconfig help FORCE
@@ -291,8 +292,8 @@ arch_pkgs = $(QEMU_PKG_$(1)) $(call kernel_cc_pkg,$(1)) \
 PKGS_deps = $(sort $(PKGS_unit) $(PKGS_bench) $(KERNEL_BUILD_PKGS) valgrind \
 	$(foreach a,$(ARCHS),$(call arch_pkgs,$(a))))
 
-# What each goal checks for (PKGS_<CHECK_goal>); deps, run, check and
-# check-powercut install instead, and a goal not named needs nothing (help,
+# What each goal checks for (PKGS_<CHECK_goal>); deps, run and the check
+# targets install instead, and a goal not named needs nothing (help,
 # clean, report, print-*).
 CHECK_menuconfig := config
 CHECK_olddefconfig := config
@@ -480,6 +481,10 @@ check: deps
 # every step of the power-cut campaign (make check cuts once per flash kind)
 check-powercut: deps
 	$(Q)POWERCUT_SWEEP=full $(TOPDIR)/tests/run.sh -k power_cut_campaign
+
+# every hostile-content case booted on both flash kinds (make check boots each on one)
+check-hostile: deps
+	$(Q)HOSTILE_SWEEP=full $(TOPDIR)/tests/run.sh -k '^hostile_'
 
 unit:
 	$(Q)$(TOPDIR)/tests/run.sh --unit-only
