@@ -467,6 +467,10 @@ static int keep_path(struct strata_ctx *ctx, const char *path, const int *from, 
 		int dst = r < 0 ? r : safe_open_dir(to[i], parent, &kind);
 		r = dst < 0 ? dst : copy_entry(src, leaf, dst, up.st_dev, b, 0);
 		close(src);
+		/* no half copy stays (a file cut short reads as the kept one; a retry needs the
+		 * name free): kept paths hold no other, so what is at leaf is this copy's */
+		if (r < 0 && dst >= 0)
+			safe_remove(dst, leaf);
 		if (dst >= 0)
 			close(dst);
 		/* what the reset discards anyway may make the room a keep needs */

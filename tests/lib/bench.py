@@ -80,10 +80,10 @@ def shell_images(build, images, out, plain=False):
             sys.exit("bench: mkcpio failed")
 
 
-def boot_once(kind, images, work, keep=False):
+def boot_once(kind, images, work, keep=False, append=""):
     """Measures a device's second boot: what it does every day, not first-boot formatting.
     keep: the running machine comes back as "vm" (the caller kills it)."""
-    dev = Machine(images, work)
+    dev = Machine(images, work, append)
     dev.boot(timeout=180).poweroff()
     vm = dev.boot(timeout=180)
     try:
@@ -217,6 +217,34 @@ def stack_bench(args, images):
     rows.append(("overlay inodes after the walk, collapsed", "%d" % med("collapsed", 2),
                  "ratio %.2f" % (med("collapsed", 2) / med("nested", 2))))
     return rows, runs
+
+
+# the NOR board's root region (board/qemu_x86_64_nor/qemu.sh), declared a second time as
+# slot A's root (tests/scenarios/slots.py does the same)
+SLOT_A = "strata.slot=A phram.phram=rootfs_a,201326592,33554432,131072"
+
+
+def slot_bench(args, images):
+    """What the slot logic costs a boot: the assembly of a device booted from slot A (its
+    root found by the slot's name, the state's slot and update record checked) against the
+    same device without slots; second boots, alternated, medians."""
+    runs = {"none": [], "A": []}
+    for i in range(args.slot_boots):
+        for name, append in (("none", ""), ("A", SLOT_A)):
+            r = boot_once("strata", images, os.path.join(args.out, "slot-%s-%d" % (name, i)),
+                          append=append)
+            runs[name].append({"ms": r["ms"], "phases": r["phases"]})
+    med = lambda name: statistics.median(r["ms"] for r in runs[name])  # noqa: E731
+    # where the slot logic runs: the root found by its slot's name, the data switched
+    phase = lambda name, p: statistics.median(r["phases"].get(p, 0) for r in runs[name])  # noqa: E731,E501
+    return [("assembly, no slot", "%.1f ms" % med("none"),
+             "median of %d second boots (exec_ns - init_start_ns)" % args.slot_boots),
+            ("assembly, booted from slot A", "%.1f ms" % med("A"),
+             "ratio slot / no slot %.3f; goal <= 1.05" % (med("A") / med("none"))),
+            ("partitions + layers phases, no slot / slot A",
+             "%.1f / %.1f ms" % (phase("none", "partitions") + phase("none", "layers"),
+                                 phase("A", "partitions") + phase("A", "layers")),
+             "medians; the phases the slot logic is in")], runs
 
 
 def build_images(o, board, config=()):
@@ -702,11 +730,13 @@ def main():
     ap.add_argument("--update-mib", type=int, default=128,
                     help="image size of the install figures (host only); 0 skips them")
     ap.add_argument("--update-runs", type=int, default=5)
+    ap.add_argument("--slot-boots", type=int, default=5,
+                    help="boots with and without a slot each (NOR); 0 skips the slot figures")
     ap.add_argument("--update-drop-caches", action="store_true",
                     help="drop the page cache before each install and dd (root)")
     ap.add_argument("--strata", help="the static strata to install with (default: "
                     "built for qemu_x86_64_nor in OUT/strata-nor)")
-    ap.add_argument("--only", choices=("stack", "size", "openwrt", "update", "binary"),
+    ap.add_argument("--only", choices=("stack", "size", "openwrt", "slots", "update", "binary"),
                     help="only these figures (quick; update and binary: host only)")
     args = ap.parse_args()
     if args.only in ("update", "binary"):
@@ -723,6 +753,7 @@ def main():
     if args.only:
         rows, runs = (stack_bench(args, images) if args.only == "stack"
                       else openwrt_bench(args, images) if args.only == "openwrt"
+                      else slot_bench(args, images) if args.only == "slots"
                       else size_bench(args, args.board))
         w = max(len(r[0]) for r in rows)
         sys.stdout.write("\n".join("%-*s  %-14s %s" % (w, a, b, c) for a, b, c in rows) + "\n")
@@ -827,6 +858,9 @@ def main():
     rows += openwrt_rows
     stack_rows, stack_runs = stack_bench(args, images) if args.stack_runs else ([], {})
     rows += stack_rows
+    slot_rows, slot_runs = slot_bench(args, board_images) \
+        if args.slot_boots and args.board == "qemu_x86_64_nor" else ([], {})
+    rows += slot_rows
     size_rows, size_runs = size_bench(args, args.board) if args.size_boots else ([], {})
     rows += size_rows
     strata, strata_build, _ = strata_binary(args)
@@ -842,7 +876,7 @@ def main():
     with open(os.path.join(args.out, "bench.json"), "w") as f:
         json.dump({"board": args.board, "results": res, "reset": reset_runs,
                    "digest": digest_runs, "stack": stack_runs, "size": size_runs,
-                   "openwrt": openwrt_runs, "update": update_runs,
+                   "openwrt": openwrt_runs, "slots": slot_runs, "update": update_runs,
                    "binary": binary_runs}, f, indent=1)
     print("written to %s/bench.txt and bench.json" % args.out)
 

@@ -31,7 +31,9 @@ static void flash_sync(void)
 
 #include <dirent.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 struct layout {
@@ -63,6 +65,8 @@ static const struct kind kinds[] = {
 
 static char scratch[64];
 static char revert_failed[400];	   /* the last run's record of what a revert could not revert */
+static char keep_failed[400];	   /* and of the kept paths it could not keep */
+static rlim_t child_fsize;	   /* the next runs' largest file (RLIMIT_FSIZE; 0: none) */
 static char slot_data[24];	   /* and of what it did with the slots' data */
 static const char *boot_slot = ""; /* strata.slot= of the next run */
 
@@ -109,16 +113,23 @@ static int run_child(const struct layout *l, const char *cut, unsigned *steps, c
 		if (log < 0 || dup2(log, 2) < 0)
 			_exit(4);
 		ctx_for(&ctx, l, cut);
+		if (child_fsize) {
+			/* a flash that takes no more: a write past it fails (EFBIG) */
+			struct rlimit lim = {child_fsize, child_fsize};
+			signal(SIGXFSZ, SIG_IGN);
+			if (setrlimit(RLIMIT_FSIZE, &lim) < 0)
+				_exit(5);
+		}
 		int r = layers_prepare(&ctx, false, "scratch", reason, sizeof(reason));
-		char msg[1024];
-		int n = snprintf(msg, sizeof(msg), "%u %s\n%s\n%s", ctx.powercut_steps, reason,
-				 ctx.rec.slot_data, ctx.rec.revert_failed);
+		char msg[1536];
+		int n = snprintf(msg, sizeof(msg), "%u %s\n%s\n%s\n%s", ctx.powercut_steps, reason,
+				 ctx.rec.slot_data, ctx.rec.keep_failed, ctx.rec.revert_failed);
 		if (write(fds[1], msg, (size_t)n) != n)
 			_exit(3);
 		_exit(r == 0 ? 0 : 1);
 	}
 	close(fds[1]);
-	char msg[1024] = "";
+	char msg[1536] = "";
 	ssize_t n = read(fds[0], msg, sizeof(msg) - 1);
 	close(fds[0]);
 	int status;
@@ -126,8 +137,12 @@ static int run_child(const struct layout *l, const char *cut, unsigned *steps, c
 	msg[n > 0 ? n : 0] = '\0';
 	unsigned s = 0;
 	int used = 0;
-	char *nl = strchr(msg, '\n'), *nl2 = nl ? strchr(nl + 1, '\n') : NULL;
-	snprintf(revert_failed, sizeof(revert_failed), "%s", nl2 ? nl2 + 1 : "");
+	char *nl = strchr(msg, '\n'), *nl2 = nl ? strchr(nl + 1, '\n') : NULL,
+	     *nl3 = nl2 ? strchr(nl2 + 1, '\n') : NULL;
+	snprintf(revert_failed, sizeof(revert_failed), "%s", nl3 ? nl3 + 1 : "");
+	if (nl3)
+		*nl3 = '\0';
+	snprintf(keep_failed, sizeof(keep_failed), "%s", nl2 ? nl2 + 1 : "");
 	if (nl2)
 		*nl2 = '\0';
 	snprintf(slot_data, sizeof(slot_data), "%s", nl ? nl + 1 : "");
@@ -564,6 +579,56 @@ static void slots_keep_their_data_across_updates_and_rollbacks(void)
 }
 
 /*
+ * The new slot's first boot on a flash that cannot take what it carries: the
+ * kept file fails to copy (a write past RLIMIT_FSIZE fails, as on a full
+ * flash), and the boot goes on: the slot boots on its carried data without
+ * that file, the record names it, no partial copy is left, and the old slot's
+ * generation still holds the file whole for a rollback.
+ */
+static void a_carry_that_does_not_fit_is_named_and_loses_nothing(void)
+{
+	static char got[16384];
+	static char big[65536];
+	char why[160], path[160];
+	unsigned steps;
+	memset(big, 'c', sizeof(big) - 1);
+	for (size_t li = 0; li < ARRAY_SIZE(layouts); li++) {
+		const struct layout *l = &layouts[li];
+		const char *base = l->separate ? "run/userdata" : "run/data";
+		struct stat st;
+		if (l->levels == 1) /* the kept /etc/config is the user layer's */
+			continue;
+		if (journey_to(l, 1) < 0) {
+			unit_check_failures++;
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/user.%u/upper/etc/config", base,
+			 state_gen(false, LAYER_USER));
+		put(path, big);
+		boot_slot = "B";
+		child_fsize = 16384;
+		int r = run_child(l, "", &steps, why, sizeof(why));
+		child_fsize = 0;
+		both_slots(l, got, sizeof(got));
+		const char *other = strstr(got, "[other system]\n");
+		snprintf(path, sizeof(path), "%s/user.%u/upper/etc/config", base,
+			 state_gen(true, LAYER_USER));
+		bool ok = r == 0 && strcmp(slot_data, "carried from A") == 0 &&
+			  contains(keep_failed, "/etc/config") && other &&
+			  !(strstr(got, "/etc/config ") && strstr(got, "/etc/config ") < other) &&
+			  contains(other, "/etc/config 100644 cccc") && stat(path, &st) == 0 &&
+			  st.st_size == (off_t)sizeof(big) - 1;
+		if (!ok) {
+			fprintf(stderr,
+				"  on %s: exit %d (%s), slot data '%s', keep_failed '%s'\n%s",
+				l->name, r, why, slot_data, keep_failed, got);
+			show_log();
+			unit_check_failures++;
+		}
+	}
+}
+
+/*
  * Hostile content at every name the layer code reads or writes at the top of
  * the data filesystem, each kind of thing anything on the device could leave
  * there (the QEMU campaign, tests/scenarios/hostile.py, samples it on the real
@@ -695,6 +760,7 @@ int main(void)
 	RUN(a_failed_revert_reaches_the_record);
 	RUN(every_request_survives_a_cut_at_every_step);
 	RUN(slots_keep_their_data_across_updates_and_rollbacks);
+	RUN(a_carry_that_does_not_fit_is_named_and_loses_nothing);
 	RUN(hostile_content_at_every_name_of_the_data_flash);
 	if (chdir("/") < 0 || nftw(scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)
 		fprintf(stderr, "cannot remove %s: %m\n", scratch);
