@@ -166,10 +166,10 @@ class SlotDevice:
 
     ONCE = "--allow-downgrade --config /tmp/once.conf"
 
-    def install_once(self, vm, offset, size):
+    def install_once(self, vm, offset, size, args=""):
         """An older bundle, given one try: update.conf with 'tries 1', for this install alone."""
         vm.sh("sed '/^tries /d; $a tries 1' /etc/strata/update.conf > /tmp/once.conf")
-        out = self.install(vm, offset, size, args=self.ONCE)
+        out = self.install(vm, offset, size, args=" ".join(filter(None, (self.ONCE, args))))
         assert "slot A boots next with 1 tries" in out, out
 
 
@@ -472,10 +472,11 @@ def power_cuts_in_an_install_a_first_boot_and_a_mark_good_leave_a_good_slot(ctx)
 
 
 @scenario(ARM64, skip_unless=missing_uboot)
-def uboot_boots_an_update_and_rolls_back_from_one_that_panics(ctx):
+def uboot_boots_an_update_and_rolls_back_from_one_that_panics_or_is_never_kept(ctx):
     """The same slots under a real U-Boot (boot.cmd over its own environment format): the
     build's bundle is installed and kept, an older one that panics spends its one try and
-    U-Boot goes back to B; the counters read back by libubootenv's fw_printenv."""
+    U-Boot goes back to B, and so does it from a slot whose init never marks it good; the
+    counters read back by libubootenv's fw_printenv."""
     g = UBootDevice(ctx)
     off2, size2 = g.put(os.path.join(ctx.images, "update.bundle"))
     junk = os.path.join(ctx.workdir, "junk.cpio")
@@ -532,3 +533,24 @@ def uboot_boots_an_update_and_rolls_back_from_one_that_panics(ctx):
     env = g.printenv()
     assert env["BOOT_A_LEFT"] == "0" and env["BOOT_B_LEFT"] == "3" \
         and env["STRATA_B_VERSION"] == version and env["STRATA_A_TRIES"] == "1", env
+
+    # a slot that boots to its shell but whose init never marks it good (an inittab without
+    # the line, carried into it): its one try spent, U-Boot goes back to B at the next power-on
+    vm = g.power_on()
+    assert g.slot_said(vm) == "B", vm.text[-2000:]
+    vm.sh("grep -v mark-good /run/strata/lower/0/etc/inittab > /etc/inittab && sync")
+    g.install_once(vm, off2, size2, "-k /etc/inittab")
+    vm.poweroff()
+    vm = g.power_on()
+    assert g.slot_said(vm) == "A" and ctx.boot_record(vm)["mode"] == "normal", vm.text[-2000:]
+    assert vm.sh("grep -q mark-good /etc/inittab", check=False)[0] == 1
+    time.sleep(3)  # what the init runs at boot has run
+    assert update_status(vm)["slots"]["A"]["left"] == 0
+    vm.poweroff()
+    vm = g.power_on()
+    assert g.slot_said(vm) == "B", vm.text[-2000:]
+    assert "rolled back from A after 1 failed boot (never marked good)" \
+        in vm.out("strata update status")
+    # B's own init line back (its data had the edited inittab for the carry)
+    vm.sh("cp /run/strata/lower/0/etc/inittab /etc/inittab && strata update mark-good")
+    assert update_status(vm)["slots"]["B"]["left"] == 3
