@@ -516,6 +516,10 @@ def uboot_boots_an_update_and_rolls_back_from_one_that_panics_or_is_never_kept(c
     st = g.marked_good(vm, "B")
     assert st["booted"] == "B" and st["slots"]["A"]["left"] == 3, st
     version = vm.out("cat /etc/strata/version")
+    # an older bundle is refused, slot A left as it was; --allow-downgrade takes it
+    out = g.install(vm, off3, size3, expect_rc=1)
+    assert "older than the running" in out, out
+    assert update_status(vm)["slots"]["A"]["left"] == 3
     g.install_once(vm, off3, size3)
     vm.poweroff()
 
